@@ -1,0 +1,195 @@
+//! The `merels` command line: list variants, count perft, list legal turns. Errors name what is
+//! wrong (an unknown variant, option or value, a malformed position, an illegal turn) and exit 1.
+
+use crate::catalog::{Catalog, parse_options};
+use crate::rules::{Game, Variant};
+use clap::{Args, Parser, Subcommand};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Play the Morris family of board games: the rules engine's command line.
+#[derive(Debug, Parser)]
+#[command(name = "merels", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the variants with their table options and defaults.
+    Variants,
+    /// Count the turn sequences of DEPTH plies (the count alone is the last line).
+    Perft {
+        #[command(flatten)]
+        game: GameArgs,
+        /// Print the count below each legal turn first.
+        #[arg(long)]
+        divide: bool,
+        /// Plies to look ahead.
+        depth: u32,
+    },
+    /// Print the legal turns, one a line, in notation.
+    Moves {
+        #[command(flatten)]
+        game: GameArgs,
+    },
+}
+
+/// Which game to look at: a variant, its options, a start and turns played from it.
+#[derive(Debug, Args)]
+struct GameArgs {
+    /// The variant's slug (see `merels variants`).
+    #[arg(long)]
+    variant: String,
+    /// A table option, KEY=VALUE; repeat for several.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// A position string to start from instead of the variant's start.
+    #[arg(long)]
+    position: Option<String>,
+    /// Turns to play first, in notation, separated by spaces.
+    #[arg(long)]
+    moves: Option<String>,
+}
+
+impl GameArgs {
+    fn game(&self, catalog: &Catalog) -> Result<Game, String> {
+        let mut choices = BTreeMap::new();
+        for s in &self.set {
+            if !s.contains('=') {
+                return Err(format!("--set {s}: write KEY=VALUE"));
+            }
+            choices.extend(parse_options(s).map_err(|e| e.to_string())?);
+        }
+        let variant: Arc<Variant> = catalog
+            .configure(&self.variant, &choices)
+            .map_err(|e| e.to_string())?;
+        let start = self
+            .position
+            .as_deref()
+            .map(|p| variant.parse_position(p))
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        let turns: Vec<&str> = self
+            .moves
+            .as_deref()
+            .map(|m| m.split_whitespace().collect())
+            .unwrap_or_default();
+        Game::replay(variant, start, &turns).map_err(|e| e.to_string())
+    }
+}
+
+/// Runs the command line and returns the process's exit code.
+pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    match run(cli, &mut out) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stops early (`| head`) is not an error of ours.
+        Err(CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What stops a command.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input: an unknown variant, option or value, a malformed position, an illegal turn.
+    Input(String),
+    /// Writing the output failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Input(message) => f.write_str(message),
+            CliError::Io(e) => write!(f, "writing the output: {e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Io(e)
+    }
+}
+
+impl From<String> for CliError {
+    fn from(message: String) -> Self {
+        CliError::Input(message)
+    }
+}
+
+/// Runs a parsed command, writing its output to `out`.
+pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
+    let catalog = Catalog::builtin();
+    match cli.command {
+        None => {
+            use clap::CommandFactory;
+            Ok(write!(out, "{}", Cli::command().render_long_help())?)
+        }
+        Some(Command::Variants) => {
+            for info in catalog.variants() {
+                writeln!(out, "{:<20} {}", info.slug(), info.title)?;
+                for opt in &info.spec.options {
+                    let values: Vec<&str> = opt.values.iter().map(|v| v.value.as_str()).collect();
+                    writeln!(
+                        out,
+                        "    --set {}=<{}>  (default {})",
+                        opt.key,
+                        values.join("|"),
+                        opt.default
+                    )?;
+                }
+            }
+            Ok(())
+        }
+        Some(Command::Perft {
+            game,
+            divide,
+            depth,
+        }) => {
+            let game = game.game(catalog)?;
+            let variant = game.variant();
+            let pos = game.position();
+            let total = if game.outcome().is_some() {
+                u64::from(depth == 0)
+            } else if divide {
+                let mut total = 0;
+                for (turn, n) in variant.divide(pos, depth) {
+                    writeln!(out, "{}: {n}", variant.turn_string(turn))?;
+                    total += n;
+                }
+                if depth > 0 {
+                    writeln!(out)?;
+                }
+                total + u64::from(depth == 0)
+            } else {
+                variant.perft(pos, depth)
+            };
+            Ok(writeln!(out, "{total}")?)
+        }
+        Some(Command::Moves { game }) => {
+            let game = game.game(catalog)?;
+            for turn in game.legal_turns() {
+                writeln!(out, "{}", game.variant().turn_string(turn))?;
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! A game: a variant, a start position and the turns played, with everything that needs the whole
+//! history: threefold repetition, the ply counters of the draw rules, and ends the server decides
+//! (agreement, resignation, time, abandonment).
+
+use super::notation::{NotationError, Record};
+use super::outcome::{Outcome, Termination};
+use super::position::{Color, IllegalTurn, Position, Turn};
+use super::variant::Variant;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+type RepetitionKey = (u32, u32, u8, u8, Color);
+
+/// A game in progress or finished. [`Game::play`] either makes a whole turn or changes nothing.
+#[derive(Debug, Clone)]
+pub struct Game {
+    variant: Arc<Variant>,
+    start: Position,
+    position: Position,
+    turns: Vec<Turn>,
+    /// Occurrences of each position since the last irreversible turn (placement or removal):
+    /// nothing before one can occur again.
+    seen: HashMap<RepetitionKey, u8>,
+    quiet_plies: u16,
+    three_against_three_plies: u16,
+    outcome: Option<Outcome>,
+}
+
+/// Why a record could not be replayed into a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplayError {
+    /// A turn that is not notation.
+    Notation(usize, NotationError),
+    /// A turn the rules refuse.
+    Illegal {
+        /// The 0-based ply.
+        ply: usize,
+        /// The turn as written.
+        turn: String,
+        /// Why it was refused.
+        reason: IllegalTurn,
+        /// The reason in words.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReplayError::Notation(ply, e) => write!(f, "turn {}: {e}", ply + 1),
+            ReplayError::Illegal {
+                ply, turn, message, ..
+            } => write!(f, "turn {} ({turn}) is illegal: {message}", ply + 1),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl Game {
+    /// A new game from the variant's start.
+    pub fn new(variant: Arc<Variant>) -> Game {
+        let start = variant.start();
+        Game::from_position(variant, start)
+    }
+
+    /// A new game from a validated position.
+    pub fn from_position(variant: Arc<Variant>, start: Position) -> Game {
+        let mut game = Game {
+            variant,
+            start,
+            position: start,
+            turns: Vec::new(),
+            seen: HashMap::new(),
+            quiet_plies: 0,
+            three_against_three_plies: 0,
+            outcome: None,
+        };
+        game.seen.insert(start.repetition_key(), 1);
+        game.outcome = game.variant.status(&start);
+        game
+    }
+
+    /// Replays turns in notation from `start` (or the variant's start).
+    pub fn replay<S: AsRef<str>>(
+        variant: Arc<Variant>,
+        start: Option<Position>,
+        turns: &[S],
+    ) -> Result<Game, ReplayError> {
+        let start = start.unwrap_or_else(|| variant.start());
+        let mut game = Game::from_position(variant, start);
+        for (ply, text) in turns.iter().enumerate() {
+            let text = text.as_ref();
+            let turn = game
+                .variant
+                .parse_turn(text)
+                .map_err(|e| ReplayError::Notation(ply, e))?;
+            game.play(turn).map_err(|reason| ReplayError::Illegal {
+                ply,
+                turn: text.to_string(),
+                reason,
+                message: reason.describe(game.variant.board()),
+            })?;
+        }
+        Ok(game)
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// The turns played.
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// The turns played, in notation.
+    pub fn turn_strings(&self) -> Vec<String> {
+        self.turns
+            .iter()
+            .map(|&t| self.variant.turn_string(t))
+            .collect()
+    }
+
+    /// How the game ended, if it has.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    /// The side to move.
+    pub fn to_move(&self) -> Color {
+        self.position.to_move()
+    }
+
+    /// The legal turns of the side to move; none once the game is over.
+    pub fn legal_turns(&self) -> Vec<Turn> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        self.variant.legal_turns(&self.position)
+    }
+
+    /// Plays a turn of the side to move: all of it, or nothing when it is illegal.
+    pub fn play(&mut self, turn: Turn) -> Result<Option<Outcome>, IllegalTurn> {
+        if self.outcome.is_some() {
+            return Err(IllegalTurn::GameOver);
+        }
+        let before = self.position;
+        let next = self.variant.play(&before, turn)?;
+        let rules = self.variant.rules();
+
+        let irreversible = turn.from.is_none() || turn.remove.is_some();
+        if irreversible {
+            self.seen.clear();
+        }
+        let count = self.seen.entry(next.repetition_key()).or_insert(0);
+        *count += 1;
+        let repeated = *count >= 3;
+
+        let hands_empty = before.hand(Color::White) == 0 && before.hand(Color::Black) == 0;
+        self.quiet_plies = match (turn.remove, hands_empty) {
+            (None, true) => self.quiet_plies.saturating_add(1),
+            _ => 0,
+        };
+        let three_each = next.total(Color::White) == 3 && next.total(Color::Black) == 3;
+        self.three_against_three_plies = match (turn.remove, three_each) {
+            (None, true) => self.three_against_three_plies.saturating_add(1),
+            _ => 0,
+        };
+
+        self.position = next;
+        self.turns.push(turn);
+        let over = |limit: Option<u16>, plies: u16| limit.is_some_and(|l| plies >= l);
+        self.outcome = self.variant.status(&next).or_else(|| {
+            if repeated {
+                Some(Outcome::draw(Termination::Repetition))
+            } else if over(rules.quiet_plies_draw, self.quiet_plies) {
+                Some(Outcome::draw(Termination::QuietPlies))
+            } else if over(
+                rules.three_against_three_draw,
+                self.three_against_three_plies,
+            ) {
+                Some(Outcome::draw(Termination::ThreeAgainstThree))
+            } else {
+                None
+            }
+        });
+        Ok(self.outcome)
+    }
+
+    /// Ends the game for a reason outside the board (agreement, resignation, time, abandonment,
+    /// abort). A finished game keeps its first outcome: returns false and changes nothing.
+    pub fn end(&mut self, outcome: Outcome) -> bool {
+        if self.outcome.is_some() {
+            return false;
+        }
+        self.outcome = Some(outcome);
+        true
+    }
+
+    /// The game record with the given extra tags (`White`, `Black`, `Date`...). `Variant`,
+    /// `Options`, `Position` (when not the standard start), `Result` and `Termination` come from
+    /// the game itself.
+    pub fn record(&self, extra: &[(&str, &str)]) -> Record {
+        let mut record = Record::default();
+        record.set_tag("Variant", self.variant.slug());
+        let options = self.variant.options_string();
+        if !options.is_empty() {
+            record.set_tag("Options", options);
+        }
+        for (name, value) in extra {
+            record.set_tag(name, *value);
+        }
+        if self.start != self.variant.start() {
+            record.set_tag("Position", self.variant.position_string(&self.start));
+        }
+        let result = self.outcome.map_or("*", |o| o.result());
+        record.set_tag("Result", result);
+        if let Some(o) = self.outcome {
+            record.set_tag("Termination", o.termination.as_str());
+        }
+        record.turns = self.turn_strings();
+        record
+    }
+}
