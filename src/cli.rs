@@ -2,6 +2,7 @@
 //! wrong (an unknown variant, option or value, a malformed position, an illegal turn) and exit 1.
 
 use crate::catalog::{Catalog, parse_options};
+use crate::config::{Config, LogFormat};
 use crate::rules::{Game, Variant};
 use clap::{Args, Parser, Subcommand};
 use std::collections::BTreeMap;
@@ -20,6 +21,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Serve the site (the default when no command is given).
+    Serve(Box<Config>),
     /// List the variants with their table options and defaults.
     Variants,
     /// Count the turn sequences of DEPTH plies (the count alone is the last line).
@@ -135,14 +138,39 @@ impl From<String> for CliError {
     }
 }
 
+/// Starts logging and the runtime, then serves until SIGTERM or Ctrl-C.
+fn serve(config: Config) -> Result<(), CliError> {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    let _ = match config.log_format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.bind)
+            .await
+            .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", config.bind)))?;
+        crate::server::run(listener, config, crate::server::signal())
+            .await
+            .map_err(|e| CliError::Input(e.to_string()))
+    })
+}
+
 /// Runs a parsed command, writing its output to `out`.
 pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
     let catalog = Catalog::builtin();
     match cli.command {
         None => {
-            use clap::CommandFactory;
-            Ok(write!(out, "{}", Cli::command().render_long_help())?)
+            // `merels` alone serves, with every setting from the environment or its default.
+            let config =
+                Config::try_parse_from_env().map_err(|e| CliError::Input(e.to_string()))?;
+            serve(config)
         }
+        Some(Command::Serve(config)) => serve(*config),
         Some(Command::Variants) => {
             for info in catalog.variants() {
                 writeln!(out, "{:<20} {}", info.slug(), info.title)?;

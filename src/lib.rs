@@ -1,13 +1,26 @@
-//! merels: play the Morris (mill) family of board games with a friend by sharing a link.
+//! merels: play the Morris (mill) family of board games with a friend by sharing a link, and
+//! watch live.
 //!
-//! A map of the crate, from the bottom up (dependencies point one way, upwards never):
+//! A map of the crate, from the bottom up (dependencies point one way: upwards never):
 //!
 //! - [`rules`]: the pure rules engine: generated boards, variants as data, positions, turns,
 //!   outcomes, notation and perft. No I/O, no async, no clock, no randomness.
 //! - [`catalog`]: the variant files under `variants/`, embedded in the binary: YAML front matter
 //!   for the engine above a Markdown rules page.
-//! - [`cli`]: the `merels` command line.
+//! - [`protocol`]: the typed, versioned messages between clients and the server.
+//! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
+//! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
+//! - [`http`] and [`ws`]: the transports; errors become status and close codes in one place.
+//! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
+//!   line (`src/main.rs` only calls it).
 
 pub mod catalog;
 pub mod cli;
+pub mod config;
+pub mod http;
+pub mod protocol;
+pub mod rooms;
 pub mod rules;
+pub mod server;
+pub mod store;
+pub mod ws;

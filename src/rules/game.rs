@@ -6,7 +6,7 @@ use super::notation::{NotationError, Record};
 use super::outcome::{Outcome, Termination};
 use super::position::{Color, IllegalTurn, Position, Turn};
 use super::variant::Variant;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 type RepetitionKey = (u32, u32, u8, u8, Color);
@@ -20,7 +20,7 @@ pub struct Game {
     turns: Vec<Turn>,
     /// Occurrences of each position since the last irreversible turn (placement or removal):
     /// nothing before one can occur again.
-    seen: HashMap<RepetitionKey, u8>,
+    seen: BTreeMap<RepetitionKey, u8>,
     quiet_plies: u16,
     three_against_three_plies: u16,
     outcome: Option<Outcome>,
@@ -71,7 +71,7 @@ impl Game {
             start,
             position: start,
             turns: Vec::new(),
-            seen: HashMap::new(),
+            seen: BTreeMap::new(),
             quiet_plies: 0,
             three_against_three_plies: 0,
             outcome: None,

@@ -1,0 +1,210 @@
+//! The JSON API: the same actions as the WebSocket, for bots and scripts. Seat secrets travel as
+//! bearer tokens (or the browser's seat cookie).
+
+use super::error::ApiError;
+use super::{AppState, base_url, presented_secret, seat_cookie};
+use crate::protocol::{ErrorCode, GameState, Geometry};
+use crate::rooms::{Actor, ColorChoice, SeatGrant};
+use crate::rules::Color;
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, State};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, SET_COOKIE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `GET /healthz`: the process is alive.
+pub async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// `GET /readyz`: the database answers.
+pub async fn readyz(State(app): State<AppState>) -> Result<&'static str, ApiError> {
+    app.rooms
+        .store()
+        .ping()
+        .await
+        .map(|()| "ready\n")
+        .map_err(|e| ApiError::new(ErrorCode::Unavailable, e.to_string()))
+}
+
+/// A table option as the API lists it.
+#[derive(Debug, Serialize)]
+pub struct OptionView {
+    key: String,
+    label: String,
+    description: String,
+    default: String,
+    values: Vec<ValueView>,
+}
+
+/// One value of a table option.
+#[derive(Debug, Serialize)]
+pub struct ValueView {
+    value: String,
+    label: String,
+}
+
+/// A variant as the API lists it.
+#[derive(Debug, Serialize)]
+pub struct VariantView {
+    slug: String,
+    title: String,
+    summary: String,
+    board: Geometry,
+    options: Vec<OptionView>,
+}
+
+/// `GET /api/variants`: every variant, its options and its board (with default options).
+pub async fn variants(State(app): State<AppState>) -> Json<Vec<VariantView>> {
+    let catalog = app.rooms.catalog();
+    let list = catalog
+        .variants()
+        .iter()
+        .filter_map(|info| {
+            let variant = info.spec.configure(&BTreeMap::new()).ok()?;
+            Some(VariantView {
+                slug: info.slug().to_string(),
+                title: info.title.clone(),
+                summary: info.summary.clone(),
+                board: Geometry::of(variant.board()),
+                options: info
+                    .spec
+                    .options
+                    .iter()
+                    .map(|o| OptionView {
+                        key: o.key.clone(),
+                        label: o.label.clone(),
+                        description: o.description.clone(),
+                        default: o.default.clone(),
+                        values: o
+                            .values
+                            .iter()
+                            .map(|v| ValueView {
+                                value: v.value.clone(),
+                                label: v.label.clone(),
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    Json(list)
+}
+
+/// The body of `POST /api/games`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRequest {
+    variant: String,
+    #[serde(default)]
+    options: BTreeMap<String, String>,
+    #[serde(default = "random")]
+    color: ColorChoice,
+}
+
+fn random() -> ColorChoice {
+    ColorChoice::Random
+}
+
+/// A seat handed out, with the links that go with it.
+#[derive(Debug, Serialize)]
+pub struct SeatView {
+    id: String,
+    url: String,
+    seat: Color,
+    secret: String,
+    handoff_url: String,
+}
+
+fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
+    let base = base_url(&app.config, headers);
+    let cookie = seat_cookie(&grant.id, &grant.secret);
+    let body = SeatView {
+        url: format!("{base}/g/{}", grant.id),
+        handoff_url: format!("{base}/g/{}?seat={}", grant.id, grant.secret),
+        id: grant.id,
+        seat: grant.color,
+        secret: grant.secret,
+    };
+    (status, [(SET_COOKIE, cookie)], Json(body)).into_response()
+}
+
+fn body<T>(json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    json.map(|Json(t)| t)
+        .map_err(|e| ApiError::new(ErrorCode::Malformed, e.body_text()))
+}
+
+/// `POST /api/games`: creates a game; the creator is seated.
+pub async fn create(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    json: Result<Json<CreateRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let req = body(json)?;
+    let grant = app
+        .rooms
+        .create(&req.variant, &req.options, req.color)
+        .await?;
+    Ok(granted(&app, &headers, grant, StatusCode::CREATED))
+}
+
+/// `POST /api/games/{id}/join`: takes the empty seat, or 409.
+pub async fn join(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let grant = app.rooms.join(&id).await?;
+    Ok(granted(&app, &headers, grant, StatusCode::OK))
+}
+
+/// `GET /api/games/{id}`: the state, the same object as the WebSocket `state` message.
+pub async fn state(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<GameState>, ApiError> {
+    Ok(Json(app.rooms.state(&id).await?))
+}
+
+/// The body of `POST /api/games/{id}/move`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    #[serde(rename = "move")]
+    turn: String,
+}
+
+/// `POST /api/games/{id}/move`: plays a turn for the seat whose secret is the bearer token.
+pub async fn play(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    json: Result<Json<MoveRequest>, JsonRejection>,
+) -> Result<Json<GameState>, ApiError> {
+    let req = body(json)?;
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.play(&id, actor, &req.turn).await?))
+}
+
+/// `GET /g/{id}/record`: the game record as a text file.
+pub async fn record(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let text = app.rooms.record(&id).await?;
+    Ok((
+        [
+            (CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
+            (
+                CONTENT_DISPOSITION,
+                format!("attachment; filename=\"merels-{id}.txt\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}

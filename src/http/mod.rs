@@ -1,0 +1,92 @@
+//! HTTP: the routes, the JSON API for bots and scripts, the server-rendered pages, the embedded
+//! static client, and (in [`error`]) the one place where errors become status codes.
+
+mod api;
+mod assets;
+pub mod error;
+mod pages;
+
+use crate::config::Config;
+use crate::rooms::Rooms;
+use axum::Router;
+use axum::http::HeaderMap;
+use axum::http::header::{AUTHORIZATION, COOKIE, HOST};
+use axum::routing::{get, post};
+use std::sync::Arc;
+
+/// What every handler can reach.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The live games.
+    pub rooms: Rooms,
+    /// The configuration.
+    pub config: Arc<Config>,
+}
+
+/// The whole application: every route, ready to serve or to drive from a test.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(pages::home))
+        .route("/games", post(pages::create))
+        .route("/g/{id}", get(pages::game))
+        .route("/g/{id}/record", get(api::record))
+        .route("/static/{*path}", get(assets::serve))
+        .route("/healthz", get(api::healthz))
+        .route("/readyz", get(api::readyz))
+        .route("/api/variants", get(api::variants))
+        .route("/api/games", post(api::create))
+        .route("/api/games/{id}", get(api::state))
+        .route("/api/games/{id}/join", post(api::join))
+        .route("/api/games/{id}/move", post(api::play))
+        .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .with_state(state)
+}
+
+/// The cookie that holds a seat's secret for one game.
+pub fn seat_cookie_name(id: &str) -> String {
+    format!("merels_seat_{id}")
+}
+
+/// A `Set-Cookie` value that gives the browser a seat: HttpOnly, SameSite=Lax, a year long.
+pub fn seat_cookie(id: &str, secret: &str) -> String {
+    format!(
+        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000",
+        seat_cookie_name(id)
+    )
+}
+
+/// The seat secret a request presents for game `id`: a bearer token, or else the seat cookie.
+pub fn presented_secret(headers: &HeaderMap, id: &str) -> Option<String> {
+    if let Some(token) = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    {
+        return Some(token.trim().to_string());
+    }
+    let name = seat_cookie_name(id);
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// The base of share links: the configured public URL, or the request's own host.
+pub fn base_url(config: &Config, headers: &HeaderMap) -> String {
+    if let Some(url) = &config.public_url {
+        return url.trim_end_matches('/').to_string();
+    }
+    let host = headers
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        })
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}

@@ -1,0 +1,211 @@
+//! Server-rendered pages: the home page with a table setup for every variant, and the game page
+//! (a shell that the thin client in `static/` brings to life). Pages read without JavaScript.
+
+use super::error::ApiError;
+use super::{AppState, base_url, presented_secret, seat_cookie};
+use crate::rooms::{ColorChoice, RoomError};
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::header::{LOCATION, SET_COOKIE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The frame every page shares.
+fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
+    let script = script
+        .map(|s| format!("<script type=\"module\" src=\"/static/{s}\"></script>"))
+        .unwrap_or_default();
+    Html(format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n</head>\n\
+         <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
+         {main}\n<footer class=\"foot\">merels v{version} · No sign-up: share a link and play.\
+         </footer>\n{script}\n</body>\n</html>\n",
+        title = escape(title),
+        version = env!("CARGO_PKG_VERSION"),
+    ))
+}
+
+/// `GET /`: every variant with its table setup.
+pub async fn home(State(app): State<AppState>) -> Html<String> {
+    let mut main = String::from(
+        "<main class=\"home\">\n<h1>Play mill games with a friend</h1>\n\
+         <p class=\"lead\">Pick a game and its rules, then send the link. Whoever opens it first \
+         plays you; everyone after watches live.</p>\n<section class=\"variants\">\n",
+    );
+    for info in app.rooms.catalog().variants() {
+        let slug = escape(info.slug());
+        let _ = write!(
+            main,
+            "<article class=\"variant\" id=\"v-{slug}\">\n<h2>{}</h2>\n<p>{}</p>\n\
+             <form method=\"post\" action=\"/games\">\n\
+             <input type=\"hidden\" name=\"variant\" value=\"{slug}\">\n",
+            escape(&info.title),
+            escape(&info.summary),
+        );
+        for opt in &info.spec.options {
+            let _ = write!(
+                main,
+                "<label>{} <select name=\"opt.{}\" title=\"{}\">",
+                escape(&opt.label),
+                escape(&opt.key),
+                escape(&opt.description)
+            );
+            for v in &opt.values {
+                let selected = if v.value == opt.default {
+                    " selected"
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    main,
+                    "<option value=\"{}\"{selected}>{}</option>",
+                    escape(&v.value),
+                    escape(&v.label)
+                );
+            }
+            main.push_str("</select></label>\n");
+        }
+        main.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
+        for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
+            let checked = if value == "random" { " checked" } else { "" };
+            let _ = write!(
+                main,
+                "<label><input type=\"radio\" name=\"color\" value=\"{value}\"{checked}> \
+                 {label}</label>"
+            );
+        }
+        main.push_str(
+            "</fieldset>\n<button type=\"submit\">Create game</button>\n</form>\n</article>\n",
+        );
+    }
+    main.push_str("</section>\n</main>");
+    layout("merels · play mill games with a friend", &main, None)
+}
+
+/// `POST /games` (the home page's forms): creates a game and takes the creator to it, seated.
+pub async fn create(
+    State(app): State<AppState>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Result<Response, ApiError> {
+    let variant = form.get("variant").map(String::as_str).unwrap_or_default();
+    let color = match form.get("color").map(String::as_str) {
+        Some("white") => ColorChoice::White,
+        Some("black") => ColorChoice::Black,
+        _ => ColorChoice::Random,
+    };
+    let options: BTreeMap<String, String> = form
+        .iter()
+        .filter_map(|(k, v)| Some((k.strip_prefix("opt.")?.to_string(), v.clone())))
+        .collect();
+    let grant = app.rooms.create(variant, &options, color).await?;
+    Ok((
+        StatusCode::SEE_OTHER,
+        [
+            (LOCATION, format!("/g/{}", grant.id)),
+            (SET_COOKIE, seat_cookie(&grant.id, &grant.secret)),
+        ],
+    )
+        .into_response())
+}
+
+/// `GET /g/{id}`: the game page. `?seat=SECRET` (the "continue on another device" link) moves
+/// the seat's cookie to this browser and drops the secret from the address bar.
+pub async fn game(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(secret) = query.get("seat") {
+        let mut response =
+            (StatusCode::SEE_OTHER, [(LOCATION, format!("/g/{id}"))]).into_response();
+        if let Ok(Some(_)) = app.rooms.seat_of(&id, Some(secret.clone())).await
+            && let Ok(cookie) = seat_cookie(&id, secret).parse()
+        {
+            response.headers_mut().insert(SET_COOKIE, cookie);
+        }
+        return response;
+    }
+    let state = match app.rooms.state(&id).await {
+        Ok(state) => state,
+        Err(RoomError::NotFound) => return not_found(),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let seat = app
+        .rooms
+        .seat_of(&id, presented_secret(&headers, &id))
+        .await
+        .ok()
+        .flatten();
+    let title = app
+        .rooms
+        .catalog()
+        .get(&state.variant)
+        .map(|v| v.title.clone())
+        .unwrap_or_else(|_| state.variant.clone());
+    let share = format!("{}/g/{id}", base_url(&app.config, &headers));
+    let turns: String = state
+        .turns
+        .iter()
+        .map(|t| format!("<li>{}</li>", escape(t)))
+        .collect();
+    let you = match seat {
+        Some(c) => format!("You play {}.", c.name()),
+        None => "You are watching.".to_string(),
+    };
+    let main = format!(
+        "<main class=\"game\" id=\"game\" data-game=\"{id}\">\n\
+         <section class=\"board-wrap\">\n\
+         <svg id=\"board\" role=\"group\" aria-label=\"{title} board\"></svg>\n\
+         <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n</section>\n\
+         <aside class=\"panel\">\n<h1>{title}</h1>\n\
+         <p id=\"you\">{you}</p>\n\
+         <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
+         <div id=\"sides\" class=\"sides\"></div>\n\
+         <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
+         <div class=\"share\"><label for=\"share\">Share this link</label>\
+         <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
+         <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\
+         <p id=\"handoff\" class=\"handoff\" hidden><a href=\"#\">Continue on another device</a> \
+         (this link carries your seat: keep it to yourself)</p>\n\
+         <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
+         <p id=\"spectators\" class=\"spectators\"></p>\n\
+         <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
+         </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
+        id = escape(&id),
+        title = escape(&title),
+        share = escape(&share),
+        position = escape(&state.position),
+    );
+    layout(&format!("{title} · merels"), &main, Some("game.js")).into_response()
+}
+
+fn not_found() -> Response {
+    let main = "<main class=\"home\"><h1>No such game</h1>\
+                <p>The link may be mistyped. <a href=\"/\">Start a new game</a>.</p></main>";
+    (
+        StatusCode::NOT_FOUND,
+        layout("No such game · merels", main, None),
+    )
+        .into_response()
+}

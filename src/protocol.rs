@@ -1,0 +1,363 @@
+//! The messages between browser (or bot) and server, typed in each direction and parsed at the
+//! edge. JSON, internally tagged by `type`. Documented with an example exchange in
+//! `docs/protocol.md`; [`PROTOCOL_VERSION`] changes whenever a message changes shape.
+//!
+//! Every message from the server that describes the game is a whole [`GameState`] with a version
+//! number: a Morris position is tiny, so there are no diffs to get wrong, and a client that sees
+//! a version jump knows it skipped ahead.
+
+use crate::rules::{Board, Color, Game, Termination, board::points};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The protocol's version, sent in every `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// Play a turn, in notation: `{"type":"move","move":"a1-a4xg7"}`.
+    Move {
+        /// The turn.
+        #[serde(rename = "move")]
+        turn: String,
+    },
+    /// Ask for the whole state again.
+    Sync,
+    /// Keep the connection alive; answered with `pong`.
+    Ping,
+}
+
+/// Why a client message was not parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not JSON, or not an object with a string `type`.
+    Malformed(String),
+    /// A `type` this protocol does not have.
+    UnknownType(String),
+    /// A known `type` with missing or extra fields.
+    BadFields(String),
+}
+
+impl ClientMessage {
+    /// Parses a text frame.
+    pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
+        #[derive(Deserialize)]
+        struct Envelope {
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
+            Err(_) => ParseError::Malformed(e.to_string()),
+            Ok(env) if ["move", "sync", "ping"].contains(&env.kind.as_str()) => {
+                ParseError::BadFields(e.to_string())
+            }
+            Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
+        })
+    }
+}
+
+/// Where a game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A seat is still empty.
+    Waiting,
+    /// Both seats are taken and the game is on.
+    Playing,
+    /// The game has ended.
+    Finished,
+}
+
+impl Status {
+    /// The word stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+
+    /// Reads the stored word.
+    pub fn parse(s: &str) -> Option<Status> {
+        [Status::Waiting, Status::Playing, Status::Finished]
+            .into_iter()
+            .find(|st| st.as_str() == s)
+    }
+}
+
+/// A value for each side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Sides<T> {
+    /// White's.
+    pub white: T,
+    /// Black's.
+    pub black: T,
+}
+
+impl<T> Sides<T> {
+    /// Builds both from a function of the colour.
+    pub fn from_fn(mut f: impl FnMut(Color) -> T) -> Sides<T> {
+        Sides {
+            white: f(Color::White),
+            black: f(Color::Black),
+        }
+    }
+
+    /// The value of one side.
+    pub fn get(&self, color: Color) -> &T {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+}
+
+/// A seat as everyone may see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Someone holds the seat.
+    pub taken: bool,
+    /// The holder has a live connection.
+    pub connected: bool,
+}
+
+/// The whole state of a game: the WebSocket `state` message and the body of
+/// `GET /api/games/{id}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameState {
+    /// The game's id.
+    pub id: String,
+    /// Bumped by every change of the game (turn, seat taken, end).
+    pub version: u64,
+    /// The variant's slug.
+    pub variant: String,
+    /// The table options.
+    pub options: BTreeMap<String, String>,
+    /// The position string.
+    pub position: String,
+    /// The turns so far, in notation.
+    pub turns: Vec<String>,
+    /// Whose turn it is.
+    pub to_move: Color,
+    /// The legal turns of the player to move, in notation; empty unless the game is playing.
+    pub legal: Vec<String>,
+    /// Waiting for a player, playing or finished.
+    pub status: Status,
+    /// `1-0`, `0-1`, `1/2-1/2`, or `null` while the game is on.
+    pub result: Option<String>,
+    /// Why the game ended.
+    pub termination: Option<Termination>,
+    /// The winner, if the game ended with one.
+    pub winner: Option<Color>,
+    /// Men in hand.
+    pub hand: Sides<u8>,
+    /// Men on the board.
+    pub on_board: Sides<u8>,
+    /// Men removed.
+    pub removed: Sides<u8>,
+    /// The last turn, in notation.
+    pub last_turn: Option<String>,
+    /// The mills the last turn closed, each as three points.
+    pub fresh_mills: Vec<Vec<String>>,
+    /// Who holds the seats and whether they are connected.
+    pub seats: Sides<SeatView>,
+    /// How many others are watching.
+    pub spectators: u32,
+}
+
+impl GameState {
+    /// The state of `game` (presence and version come from the room).
+    pub fn of(
+        id: &str,
+        version: u64,
+        game: &Game,
+        status: Status,
+        seats: Sides<SeatView>,
+        spectators: u32,
+    ) -> GameState {
+        let variant = game.variant();
+        let pos = game.position();
+        let men = variant.rules().men;
+        let outcome = game.outcome();
+        let legal = if status == Status::Playing {
+            game.legal_turns()
+                .into_iter()
+                .map(|t| variant.turn_string(t))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let last = game.turns().last().copied();
+        let fresh_mills = last
+            .map(|t| {
+                let mover = pos.men(pos.to_move().opponent());
+                variant
+                    .board()
+                    .mills_at(t.to)
+                    .iter()
+                    .filter(|&&m| m & !mover == 0)
+                    .map(|&m| {
+                        points(m)
+                            .map(|p| variant.board().name(p).to_string())
+                            .collect()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        GameState {
+            id: id.to_string(),
+            version,
+            variant: variant.slug().to_string(),
+            options: variant.options().clone(),
+            position: variant.position_string(pos),
+            turns: game.turn_strings(),
+            to_move: pos.to_move(),
+            legal,
+            status,
+            result: outcome.map(|o| o.result().to_string()),
+            termination: outcome.map(|o| o.termination),
+            winner: outcome.and_then(|o| o.winner),
+            hand: Sides::from_fn(|c| pos.hand(c)),
+            on_board: Sides::from_fn(|c| pos.on_board(c)),
+            removed: Sides::from_fn(|c| men.saturating_sub(pos.total(c))),
+            last_turn: last.map(|t| variant.turn_string(t)),
+            fresh_mills,
+            seats,
+            spectators,
+        }
+    }
+}
+
+/// A point of the board as a client draws it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeometryPoint {
+    /// Its name, such as `d6`.
+    pub name: String,
+    /// Column on the grid, from the left, starting at 0.
+    pub x: u8,
+    /// Row on the grid, from the bottom, starting at 0.
+    pub y: u8,
+}
+
+/// A board as data, enough to draw it: the points with grid positions and the lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// Points per side of the grid (3, 5 or 7).
+    pub size: u8,
+    /// Every point.
+    pub points: Vec<GeometryPoint>,
+    /// The lines to draw, each a straight run of points named.
+    pub lines: Vec<Vec<String>>,
+    /// Every mill, as three points.
+    pub mills: Vec<Vec<String>>,
+}
+
+impl Geometry {
+    /// The geometry of a generated board.
+    pub fn of(board: &Board) -> Geometry {
+        let name = |p| board.name(p).to_string();
+        Geometry {
+            size: board.size(),
+            points: points(board.all())
+                .map(|p| {
+                    let (x, y) = board.coord(p);
+                    GeometryPoint {
+                        name: name(p),
+                        x,
+                        y,
+                    }
+                })
+                .collect(),
+            lines: board
+                .lines()
+                .iter()
+                .map(|l| l.iter().map(|&p| name(p)).collect())
+                .collect(),
+            mills: board
+                .mills()
+                .iter()
+                .map(|&m| points(m).map(name).collect())
+                .collect(),
+        }
+    }
+}
+
+/// What kind of error a client is told about. Every transport uses these words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The message was not JSON, or not of the protocol.
+    Malformed,
+    /// A message type the protocol does not have.
+    UnknownType,
+    /// The message exceeded the size limit.
+    TooLarge,
+    /// Too many messages or requests in a short time.
+    RateLimited,
+    /// No such game.
+    NotFound,
+    /// The action needs a seat: a spectator or a wrong secret.
+    NotSeated,
+    /// No secret was presented.
+    Unauthenticated,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The game has ended.
+    GameOver,
+    /// The game has not started: a seat is still empty.
+    NotStarted,
+    /// Both seats are taken.
+    SeatsTaken,
+    /// The turn is not written in notation.
+    BadNotation,
+    /// The turn breaks the rules.
+    IllegalTurn,
+    /// Someone else's turn was stored first.
+    Conflict,
+    /// An unknown variant, option or value.
+    BadVariant,
+    /// The server failed; nothing changed.
+    Internal,
+    /// The server is going down; reconnect.
+    Unavailable,
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The first message on a connection: who you are here, and the board to draw.
+    Hello {
+        /// [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The game's id.
+        game: String,
+        /// Your seat, or `null` when you watch.
+        seat: Option<Color>,
+        /// The link that carries your seat to another device (seated connections only).
+        handoff_url: Option<String>,
+        /// The board.
+        board: Geometry,
+    },
+    /// The whole state of the game.
+    State(GameState),
+    /// Your last message did nothing, and why.
+    Error {
+        /// What kind of error.
+        code: ErrorCode,
+        /// The reason in words.
+        message: String,
+    },
+    /// Answer to `ping`.
+    Pong,
+}
+
+impl ServerMessage {
+    /// The message as a JSON text frame.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("server messages always serialize")
+    }
+}

@@ -1,0 +1,424 @@
+//! Live games. Each game that someone is looking at has one room task that owns it: position,
+//! seats, version and connections. Nothing else changes a game, so there are no locks around game
+//! state; everything else talks to the room over its channel.
+//!
+//! The registry ([`Rooms`]) maps ids to room handles and starts a room on demand; the room loads
+//! its game from the store by replaying the stored turns. A room with nobody connected leaves
+//! memory after a while. Both transports (HTTP and WebSocket) call the same methods here.
+
+pub mod outbox;
+mod room;
+pub mod secrets;
+
+use crate::catalog::{Catalog, CatalogError};
+use crate::protocol::{ErrorCode, GameState};
+use crate::rules::Color;
+use crate::store::{GameRow, Store, StoreError, WriteOp, now_ms};
+use outbox::Outbox;
+use room::Command;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Why a room refused an action. The transports turn these into status codes and error
+/// messages, in one place each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoomError {
+    /// No game with this id.
+    NotFound,
+    /// An unknown variant, option or value.
+    BadVariant(String),
+    /// The action needs a seat secret and none was given.
+    Unauthenticated,
+    /// The secret is wrong, or the sender only watches.
+    NotSeated,
+    /// Both seats are taken.
+    SeatsTaken,
+    /// A seat is still empty.
+    NotStarted,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The game has ended.
+    GameOver,
+    /// The turn is not notation.
+    BadNotation(String),
+    /// The turn breaks the rules; the reason in words.
+    Illegal(String),
+    /// Another server stored a different turn for this ply first; the room reloaded.
+    Conflict,
+    /// The store failed; nothing changed.
+    Store(StoreError),
+    /// The server is shutting down.
+    Unavailable,
+}
+
+impl RoomError {
+    /// The protocol's word for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RoomError::NotFound => ErrorCode::NotFound,
+            RoomError::BadVariant(_) => ErrorCode::BadVariant,
+            RoomError::Unauthenticated => ErrorCode::Unauthenticated,
+            RoomError::NotSeated => ErrorCode::NotSeated,
+            RoomError::SeatsTaken => ErrorCode::SeatsTaken,
+            RoomError::NotStarted => ErrorCode::NotStarted,
+            RoomError::NotYourTurn => ErrorCode::NotYourTurn,
+            RoomError::GameOver => ErrorCode::GameOver,
+            RoomError::BadNotation(_) => ErrorCode::BadNotation,
+            RoomError::Illegal(_) => ErrorCode::IllegalTurn,
+            RoomError::Conflict => ErrorCode::Conflict,
+            RoomError::Store(_) => ErrorCode::Internal,
+            RoomError::Unavailable => ErrorCode::Unavailable,
+        }
+    }
+}
+
+impl std::fmt::Display for RoomError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RoomError::NotFound => write!(f, "no such game"),
+            RoomError::BadVariant(e) => write!(f, "{e}"),
+            RoomError::Unauthenticated => write!(f, "this needs your seat's secret"),
+            RoomError::NotSeated => write!(f, "only the seated players may do that"),
+            RoomError::SeatsTaken => write!(f, "both seats are taken; you can watch"),
+            RoomError::NotStarted => write!(f, "the game starts when both seats are taken"),
+            RoomError::NotYourTurn => write!(f, "it is not your turn"),
+            RoomError::GameOver => write!(f, "the game is over"),
+            RoomError::BadNotation(e) => write!(f, "{e}"),
+            RoomError::Illegal(e) => write!(f, "illegal turn: {e}"),
+            RoomError::Conflict => write!(
+                f,
+                "another turn was stored for this ply first; here is the game as it stands"
+            ),
+            RoomError::Store(e) => write!(f, "the game could not be saved, nothing changed: {e}"),
+            RoomError::Unavailable => write!(f, "the server is restarting; reconnect shortly"),
+        }
+    }
+}
+
+impl std::error::Error for RoomError {}
+
+impl From<StoreError> for RoomError {
+    fn from(e: StoreError) -> Self {
+        RoomError::Store(e)
+    }
+}
+
+/// Who is acting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// A connection already known to hold this seat (or none: a spectator).
+    Seat(Option<Color>),
+    /// Whoever presents this secret (HTTP with a bearer token); `None` if none was presented.
+    Secret(Option<String>),
+}
+
+/// The colour the creator asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    /// Play White.
+    White,
+    /// Play Black.
+    Black,
+    /// Toss a coin.
+    Random,
+}
+
+/// A seat handed out: the colour and its secret (shown once).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatGrant {
+    /// The game.
+    pub id: String,
+    /// The seat.
+    pub color: Color,
+    /// The secret that acts for it.
+    pub secret: String,
+}
+
+/// A live connection to a room, returned by [`Rooms::connect`].
+#[derive(Debug)]
+pub struct Connection {
+    /// The connection's number within its room.
+    pub id: u64,
+}
+
+/// Tuning for rooms.
+#[derive(Debug, Clone)]
+pub struct RoomsConfig {
+    /// How long a room with nobody connected stays in memory.
+    pub idle: Duration,
+    /// How long presence changes are gathered before one state goes out.
+    pub presence_delay: Duration,
+}
+
+impl Default for RoomsConfig {
+    fn default() -> Self {
+        RoomsConfig {
+            idle: Duration::from_secs(60),
+            presence_delay: Duration::from_millis(250),
+        }
+    }
+}
+
+/// A running room: where to send it commands, and which incarnation it is.
+#[derive(Debug, Clone)]
+struct Handle {
+    commands: mpsc::Sender<Command>,
+    generation: u64,
+}
+
+#[derive(Debug)]
+struct Inner {
+    map: Mutex<HashMap<String, Handle>>,
+    store: Store,
+    catalog: &'static Catalog,
+    config: RoomsConfig,
+    generation: AtomicU64,
+    shutdown: CancellationToken,
+    tasks: TaskTracker,
+}
+
+/// The registry of live games. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Rooms {
+    inner: Arc<Inner>,
+}
+
+impl Rooms {
+    /// A registry over `store`. Rooms end when `shutdown` is cancelled.
+    pub fn new(
+        store: Store,
+        catalog: &'static Catalog,
+        config: RoomsConfig,
+        shutdown: CancellationToken,
+    ) -> Rooms {
+        Rooms {
+            inner: Arc::new(Inner {
+                map: Mutex::new(HashMap::new()),
+                store,
+                catalog,
+                config,
+                generation: AtomicU64::new(0),
+                shutdown,
+                tasks: TaskTracker::new(),
+            }),
+        }
+    }
+
+    /// The store behind the rooms.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// The variant catalog.
+    pub fn catalog(&self) -> &'static Catalog {
+        self.inner.catalog
+    }
+
+    /// How many rooms are in memory.
+    pub fn live(&self) -> usize {
+        self.inner.map.lock().map_or(0, |m| m.len())
+    }
+
+    /// Waits until every room task has ended (after shutdown): their last writes are committed.
+    pub async fn wait_closed(&self) {
+        self.inner.tasks.close();
+        self.inner.tasks.wait().await;
+    }
+
+    /// Creates a game with the creator seated; durable before it returns.
+    pub async fn create(
+        &self,
+        variant: &str,
+        options: &BTreeMap<String, String>,
+        color: ColorChoice,
+    ) -> Result<SeatGrant, RoomError> {
+        if self.inner.shutdown.is_cancelled() {
+            return Err(RoomError::Unavailable);
+        }
+        let configured = self
+            .inner
+            .catalog
+            .configure(variant, options)
+            .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
+        let color = match color {
+            ColorChoice::White => Color::White,
+            ColorChoice::Black => Color::Black,
+            ColorChoice::Random if secrets::coin() => Color::White,
+            ColorChoice::Random => Color::Black,
+        };
+        let secret = secrets::new_secret();
+        let hash = Some(secrets::hash(&secret));
+        let at = now_ms();
+        loop {
+            let id = secrets::new_id();
+            let row = GameRow {
+                id: id.clone(),
+                variant: configured.slug().to_string(),
+                options: configured.options_string(),
+                white_secret_hash: if color == Color::White {
+                    hash.clone()
+                } else {
+                    None
+                },
+                black_secret_hash: if color == Color::Black {
+                    hash.clone()
+                } else {
+                    None
+                },
+                status: "waiting".into(),
+                result: None,
+                termination: None,
+                created_at: at,
+                updated_at: at,
+            };
+            // A taken id (128 random bits) would be a miracle; draw again rather than fail.
+            if self.inner.store.write(WriteOp::CreateGame(row)).await? {
+                return Ok(SeatGrant { id, color, secret });
+            }
+        }
+    }
+
+    /// Sends a command to the game's room, starting the room if needed. A room that ended just
+    /// as the command arrived is started again and asked once more.
+    async fn call<T>(
+        &self,
+        id: &str,
+        make: impl Fn(oneshot::Sender<Result<T, RoomError>>) -> Command,
+    ) -> Result<T, RoomError> {
+        if !secrets::is_id(id) {
+            return Err(RoomError::NotFound);
+        }
+        for _ in 0..3 {
+            if self.inner.shutdown.is_cancelled() {
+                return Err(RoomError::Unavailable);
+            }
+            let handle = self.handle(id);
+            let (tx, rx) = oneshot::channel();
+            if handle.commands.send(make(tx)).await.is_err() {
+                self.forget(id, handle.generation);
+                continue;
+            }
+            match rx.await {
+                Ok(result) => return result,
+                Err(_) => self.forget(id, handle.generation),
+            }
+        }
+        Err(RoomError::Unavailable)
+    }
+
+    fn handle(&self, id: &str) -> Handle {
+        let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = map.get(id) {
+            return h.clone();
+        }
+        let generation = self.inner.generation.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel(256);
+        let handle = Handle {
+            commands: tx,
+            generation,
+        };
+        map.insert(id.to_string(), handle.clone());
+        let rooms = self.clone();
+        let id = id.to_string();
+        self.inner
+            .tasks
+            .spawn(async move { room::run(rooms, id, generation, rx).await });
+        handle
+    }
+
+    /// Removes a room from the registry if it is still the given incarnation.
+    fn forget(&self, id: &str, generation: u64) {
+        let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(id).is_some_and(|h| h.generation == generation) {
+            map.remove(id);
+        }
+    }
+
+    /// Which seat, if any, `secret` holds in the game. A wrong secret holds none.
+    pub async fn seat_of(
+        &self,
+        id: &str,
+        secret: Option<String>,
+    ) -> Result<Option<Color>, RoomError> {
+        self.call(id, |reply| Command::Authenticate {
+            secret: secret.clone(),
+            reply,
+        })
+        .await
+    }
+
+    /// Takes the empty seat for a new visitor.
+    pub async fn join(&self, id: &str) -> Result<SeatGrant, RoomError> {
+        self.call(id, |reply| Command::Join { reply }).await
+    }
+
+    /// Plays a turn written in notation for `actor`; returns the new state once it is stored.
+    pub async fn play(&self, id: &str, actor: Actor, turn: &str) -> Result<GameState, RoomError> {
+        self.call(id, |reply| Command::Move {
+            actor: actor.clone(),
+            turn: turn.to_string(),
+            reply,
+        })
+        .await
+    }
+
+    /// The current state.
+    pub async fn state(&self, id: &str) -> Result<GameState, RoomError> {
+        self.call(id, |reply| Command::State { reply }).await
+    }
+
+    /// The game record as text.
+    pub async fn record(&self, id: &str) -> Result<String, RoomError> {
+        self.call(id, |reply| Command::Record { reply }).await
+    }
+
+    /// Attaches a connection: the room queues `hello` and the state on `outbox` at once, and every
+    /// change after.
+    pub async fn connect(
+        &self,
+        id: &str,
+        seat: Option<Color>,
+        handoff_url: Option<String>,
+        outbox: Arc<Outbox>,
+    ) -> Result<Connection, RoomError> {
+        let id_ = self
+            .call(id, |reply| Command::Connect {
+                seat,
+                handoff_url: handoff_url.clone(),
+                outbox: outbox.clone(),
+                reply,
+            })
+            .await?;
+        Ok(Connection { id: id_ })
+    }
+
+    /// Queues the whole state again on a connection.
+    pub async fn resync(&self, id: &str, conn: &Connection) -> Result<(), RoomError> {
+        self.call(id, |reply| Command::Sync {
+            conn: conn.id,
+            reply,
+        })
+        .await
+    }
+
+    /// Detaches a connection.
+    pub async fn disconnect(&self, id: &str, conn: Connection) {
+        let _ = self
+            .call(id, |reply| Command::Disconnect {
+                conn: conn.id,
+                reply,
+            })
+            .await;
+    }
+
+    /// Closes an unfinished game as abandoned (the stale-game sweep); false if it had ended.
+    pub async fn abandon(&self, id: &str) -> Result<bool, RoomError> {
+        self.call(id, |reply| Command::Abandon { reply }).await
+    }
+}

@@ -1,0 +1,153 @@
+//! A connection's outgoing queue: bounded, and never waited on. The room pushes and moves on; the
+//! connection's send task drains. A connection that falls behind loses its backlog, not its
+//! game: every state message is whole, so the newest state replaces everything queued before it.
+
+use axum::extract::ws::Utf8Bytes;
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use tokio::sync::Notify;
+
+/// Messages a connection may have queued before its backlog is dropped.
+pub const CAPACITY: usize = 64;
+
+/// What the send task should do next.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next {
+    /// Send these text frames, in order.
+    Send(Vec<Utf8Bytes>),
+    /// Send a close frame with this code and reason, then stop.
+    Close(u16, String),
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    queue: VecDeque<Utf8Bytes>,
+    close: Option<(u16, String)>,
+    dropped: u64,
+}
+
+/// One connection's queue.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    inner: Mutex<Inner>,
+    notify: Notify,
+}
+
+impl Outbox {
+    /// An empty outbox.
+    pub fn new() -> Outbox {
+        Outbox::default()
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
+        let r = f(&mut self.inner.lock().unwrap_or_else(|e| e.into_inner()));
+        self.notify.notify_one();
+        r
+    }
+
+    /// Queues a whole state. A full queue is cleared first: this state supersedes it.
+    pub fn push_state(&self, state: Utf8Bytes) {
+        self.with(|inner| {
+            if inner.queue.len() >= CAPACITY {
+                inner.dropped += inner.queue.len() as u64;
+                inner.queue.clear();
+            }
+            inner.queue.push_back(state);
+        });
+    }
+
+    /// Queues a small event (an error, a pong). A full queue is replaced by `latest_state` and
+    /// the event, so that the client still ends up with the whole, current game.
+    pub fn push_event(&self, event: Utf8Bytes, latest_state: &Utf8Bytes) {
+        self.with(|inner| {
+            if inner.queue.len() >= CAPACITY {
+                inner.dropped += inner.queue.len() as u64;
+                inner.queue.clear();
+                inner.queue.push_back(latest_state.clone());
+            }
+            inner.queue.push_back(event);
+        });
+    }
+
+    /// Queues a reply to this connection alone (an error, a pong). Returns true if the queue was
+    /// full and had to be cleared: the caller should then ask the room for the whole state.
+    pub fn push_reply(&self, reply: Utf8Bytes) -> bool {
+        self.with(|inner| {
+            let full = inner.queue.len() >= CAPACITY;
+            if full {
+                inner.dropped += inner.queue.len() as u64;
+                inner.queue.clear();
+            }
+            inner.queue.push_back(reply);
+            full
+        })
+    }
+
+    /// Asks the send task to close the connection once what is queued has gone.
+    pub fn close(&self, code: u16, reason: &str) {
+        self.with(|inner| {
+            inner
+                .close
+                .get_or_insert_with(|| (code, reason.to_string()));
+        });
+    }
+
+    /// How many messages were dropped because the connection fell behind.
+    pub fn dropped(&self) -> u64 {
+        self.inner.lock().map_or(0, |i| i.dropped)
+    }
+
+    /// Waits for the next thing to do.
+    pub async fn next(&self) -> Next {
+        loop {
+            {
+                let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                if !inner.queue.is_empty() {
+                    return Next::Send(inner.queue.drain(..).collect());
+                }
+                if let Some((code, reason)) = inner.close.take() {
+                    return Next::Close(code, reason);
+                }
+            }
+            // A notification sent between the check and here is kept as a permit.
+            self.notify.notified().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_slow_reader_gets_the_newest_state_not_a_backlog() {
+        let outbox = Outbox::new();
+        for i in 0..CAPACITY + 5 {
+            outbox.push_state(Utf8Bytes::from(format!("state {i}")));
+        }
+        let Next::Send(msgs) = outbox.next().await else {
+            panic!()
+        };
+        assert_eq!(msgs.len(), 5);
+        assert_eq!(
+            msgs.last().unwrap().as_str(),
+            format!("state {}", CAPACITY + 4)
+        );
+        assert_eq!(outbox.dropped(), CAPACITY as u64);
+
+        for i in 0..CAPACITY {
+            outbox.push_state(Utf8Bytes::from(format!("state {i}")));
+        }
+        outbox.push_event("error".into(), &"latest".into());
+        let Next::Send(msgs) = outbox.next().await else {
+            panic!()
+        };
+        assert_eq!(
+            msgs,
+            vec![Utf8Bytes::from("latest"), Utf8Bytes::from("error")]
+        );
+
+        outbox.close(1012, "restart");
+        assert_eq!(outbox.next().await, Next::Close(1012, "restart".into()));
+    }
+}

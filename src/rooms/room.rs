@@ -1,0 +1,478 @@
+//! One room: the task that owns one live game. It loads the game by replaying its stored turns,
+//! then handles commands one at a time: check with the rules, store, and only when the store has
+//! committed, apply and push the new state to every connection.
+
+use super::outbox::Outbox;
+use super::{Actor, RoomError, Rooms, SeatGrant, secrets};
+use crate::catalog::parse_options;
+use crate::protocol::{
+    GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Status,
+};
+use crate::rules::{Color, Game, Outcome, Termination};
+use crate::store::{GameEnd, SeatColumn, StoredGame, WriteOp, now_ms};
+use axum::extract::ws::Utf8Bytes;
+use std::collections::HashMap;
+use std::pin::pin;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, sleep_until};
+
+type Reply<T> = oneshot::Sender<Result<T, RoomError>>;
+
+/// What a room can be asked.
+#[derive(Debug)]
+pub(super) enum Command {
+    Authenticate {
+        secret: Option<String>,
+        reply: Reply<Option<Color>>,
+    },
+    Join {
+        reply: Reply<SeatGrant>,
+    },
+    Move {
+        actor: Actor,
+        turn: String,
+        reply: Reply<GameState>,
+    },
+    State {
+        reply: Reply<GameState>,
+    },
+    Record {
+        reply: Reply<String>,
+    },
+    Connect {
+        seat: Option<Color>,
+        handoff_url: Option<String>,
+        outbox: Arc<Outbox>,
+        reply: Reply<u64>,
+    },
+    Sync {
+        conn: u64,
+        reply: Reply<()>,
+    },
+    Disconnect {
+        conn: u64,
+        reply: Reply<()>,
+    },
+    Abandon {
+        reply: Reply<bool>,
+    },
+}
+
+struct Conn {
+    seat: Option<Color>,
+    outbox: Arc<Outbox>,
+}
+
+struct Room {
+    id: String,
+    game: Game,
+    seats: [Option<String>; 2],
+    status: Status,
+    version: u64,
+    conns: HashMap<u64, Conn>,
+    next_conn: u64,
+    /// The current state message, encoded once and shared by every connection.
+    latest: Utf8Bytes,
+}
+
+/// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
+pub(super) async fn run(
+    rooms: Rooms,
+    id: String,
+    generation: u64,
+    mut commands: mpsc::Receiver<Command>,
+) {
+    let mut room = match load(&rooms, &id).await {
+        Ok(room) => room,
+        Err(e) => {
+            if e != RoomError::NotFound {
+                tracing::error!(game = %id, error = %e, "could not load a game");
+            }
+            rooms.forget(&id, generation);
+            commands.close();
+            while let Some(cmd) = commands.recv().await {
+                cmd.fail(e.clone());
+            }
+            return;
+        }
+    };
+    let config = rooms.inner.config.clone();
+    let shutdown = rooms.inner.shutdown.clone();
+    let mut idle_since = Some(Instant::now());
+    let mut presence_due: Option<Instant> = None;
+    loop {
+        let idle_deadline = idle_since.map(|t| t + config.idle);
+        let far = Instant::now() + std::time::Duration::from_secs(86_400);
+        let idle_timer = pin!(sleep_until(idle_deadline.unwrap_or(far)));
+        let presence_timer = pin!(sleep_until(presence_due.unwrap_or(far)));
+        tokio::select! {
+            cmd = commands.recv() => {
+                let Some(cmd) = cmd else { break };
+                let presence_before = room.presence();
+                room.handle(&rooms, cmd).await;
+                if room.presence() != presence_before && presence_due.is_none() {
+                    presence_due = Some(Instant::now() + config.presence_delay);
+                }
+                idle_since = match (room.conns.is_empty(), idle_since) {
+                    (true, None) => Some(Instant::now()),
+                    (true, since) => since,
+                    (false, _) => None,
+                };
+            }
+            _ = presence_timer, if presence_due.is_some() => {
+                presence_due = None;
+                room.broadcast_state();
+            }
+            _ = idle_timer, if idle_deadline.is_some() => {
+                // Leave the registry first, so that new callers start a fresh room; then answer
+                // whatever reached this one in the meantime.
+                rooms.forget(&id, generation);
+                commands.close();
+                while let Some(cmd) = commands.recv().await {
+                    room.handle(&rooms, cmd).await;
+                }
+                break;
+            }
+            _ = shutdown.cancelled() => {
+                for conn in room.conns.values() {
+                    conn.outbox.close(crate::http::error::CLOSE_RESTART, "server restarting");
+                }
+                commands.close();
+                while let Some(cmd) = commands.recv().await {
+                    cmd.fail(RoomError::Unavailable);
+                }
+                break;
+            }
+        }
+    }
+    tracing::debug!(game = %id, "room closed");
+}
+
+impl Command {
+    fn fail(self, e: RoomError) {
+        match self {
+            Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
+            Command::Join { reply } => drop(reply.send(Err(e))),
+            Command::Move { reply, .. } | Command::State { reply } => drop(reply.send(Err(e))),
+            Command::Record { reply } => drop(reply.send(Err(e))),
+            Command::Connect { reply, .. } => drop(reply.send(Err(e))),
+            Command::Sync { reply, .. } | Command::Disconnect { reply, .. } => {
+                drop(reply.send(Err(e)))
+            }
+            Command::Abandon { reply } => drop(reply.send(Err(e))),
+        }
+    }
+}
+
+/// Rebuilds a room from the store: the variant with its options, then every stored turn.
+async fn load(rooms: &Rooms, id: &str) -> Result<Room, RoomError> {
+    let stored = rooms.store().load(id).await?.ok_or(RoomError::NotFound)?;
+    room_from(rooms, stored)
+}
+
+fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
+    let row = &stored.game;
+    let corrupt = |why: String| RoomError::Store(crate::store::StoreError::Database(why));
+    let options = parse_options(&row.options).map_err(|e| corrupt(e.to_string()))?;
+    let variant = rooms
+        .catalog()
+        .configure(&row.variant, &options)
+        .map_err(|e| corrupt(e.to_string()))?;
+    let turns: Vec<&str> = stored.turns.iter().map(|t| t.notation.as_str()).collect();
+    let mut game = Game::replay(variant, None, &turns).map_err(|e| corrupt(e.to_string()))?;
+    let status = Status::parse(&row.status).ok_or_else(|| corrupt(row.status.clone()))?;
+    let mut version = turns.len() as u64;
+    // A game that the store says ended, though its turns did not end it, ended off the board.
+    if status == Status::Finished && game.outcome().is_none() {
+        let termination = row
+            .termination
+            .as_deref()
+            .and_then(Termination::parse)
+            .unwrap_or(Termination::Abandonment);
+        let winner = match row.result.as_deref() {
+            Some("1-0") => Some(Color::White),
+            Some("0-1") => Some(Color::Black),
+            _ => None,
+        };
+        game.end(Outcome {
+            winner,
+            termination,
+        });
+        version += 1;
+    }
+    let seats = [row.white_secret_hash.clone(), row.black_secret_hash.clone()];
+    version += seats.iter().filter(|s| s.is_some()).count() as u64;
+    let mut room = Room {
+        id: row.id.clone(),
+        game,
+        seats,
+        status,
+        version,
+        conns: HashMap::new(),
+        next_conn: 0,
+        latest: Utf8Bytes::from_static(""),
+    };
+    room.latest = room.encode_state();
+    Ok(room)
+}
+
+impl Room {
+    fn seat_views(&self) -> Sides<SeatView> {
+        Sides::from_fn(|c| SeatView {
+            taken: self.seats[c.index()].is_some(),
+            connected: self.conns.values().any(|k| k.seat == Some(c)),
+        })
+    }
+
+    fn spectators(&self) -> u32 {
+        self.conns.values().filter(|k| k.seat.is_none()).count() as u32
+    }
+
+    fn presence(&self) -> (Sides<SeatView>, u32) {
+        (self.seat_views(), self.spectators())
+    }
+
+    fn state(&self) -> GameState {
+        GameState::of(
+            &self.id,
+            self.version,
+            &self.game,
+            self.status,
+            self.seat_views(),
+            self.spectators(),
+        )
+    }
+
+    fn encode_state(&self) -> Utf8Bytes {
+        Utf8Bytes::from(ServerMessage::State(self.state()).to_json())
+    }
+
+    /// Encodes the state once and queues it for every connection.
+    fn broadcast_state(&mut self) {
+        self.latest = self.encode_state();
+        for conn in self.conns.values() {
+            conn.outbox.push_state(self.latest.clone());
+        }
+    }
+
+    fn seat_of_secret(&self, secret: &str) -> Option<Color> {
+        Color::BOTH.into_iter().find(|c| {
+            self.seats[c.index()]
+                .as_deref()
+                .is_some_and(|h| secrets::matches(secret, h))
+        })
+    }
+
+    async fn handle(&mut self, rooms: &Rooms, cmd: Command) {
+        match cmd {
+            Command::Authenticate { secret, reply } => {
+                let seat = secret.as_deref().and_then(|s| self.seat_of_secret(s));
+                let _ = reply.send(Ok(seat));
+            }
+            Command::Join { reply } => {
+                let _ = reply.send(self.join(rooms).await);
+            }
+            Command::Move { actor, turn, reply } => {
+                let _ = reply.send(self.play(rooms, actor, &turn).await);
+            }
+            Command::State { reply } => {
+                let _ = reply.send(Ok(self.state()));
+            }
+            Command::Record { reply } => {
+                let date = self.date();
+                let record = self.game.record(&[("Site", "merels"), ("Date", &date)]);
+                let _ = reply.send(Ok(record.to_string()));
+            }
+            Command::Connect {
+                seat,
+                handoff_url,
+                outbox,
+                reply,
+            } => {
+                let id = self.next_conn;
+                self.next_conn += 1;
+                let hello = ServerMessage::Hello {
+                    protocol: PROTOCOL_VERSION,
+                    game: self.id.clone(),
+                    seat,
+                    handoff_url: seat.and(handoff_url),
+                    board: Geometry::of(self.game.variant().board()),
+                };
+                outbox.push_event(Utf8Bytes::from(hello.to_json()), &self.latest);
+                self.conns.insert(id, Conn { seat, outbox });
+                // The newcomer gets the state with itself counted; others hear of it shortly.
+                self.latest = self.encode_state();
+                self.conns[&id].outbox.push_state(self.latest.clone());
+                let _ = reply.send(Ok(id));
+            }
+            Command::Sync { conn, reply } => {
+                if let Some(c) = self.conns.get(&conn) {
+                    c.outbox.push_state(self.latest.clone());
+                }
+                let _ = reply.send(Ok(()));
+            }
+            Command::Disconnect { conn, reply } => {
+                self.conns.remove(&conn);
+                let _ = reply.send(Ok(()));
+            }
+            Command::Abandon { reply } => {
+                let _ = reply.send(self.abandon(rooms).await);
+            }
+        }
+    }
+
+    fn date(&self) -> String {
+        // The record's date is the day the room last wrote; days since the epoch to a civil
+        // date (Howard Hinnant's algorithm) keeps this free of a calendar dependency.
+        let days = now_ms().div_euclid(86_400_000);
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + i64::from(m <= 2);
+        format!("{y:04}.{m:02}.{d:02}")
+    }
+
+    async fn join(&mut self, rooms: &Rooms) -> Result<SeatGrant, RoomError> {
+        if self.status != Status::Waiting {
+            return Err(RoomError::SeatsTaken);
+        }
+        let Some(color) = Color::BOTH
+            .into_iter()
+            .find(|c| self.seats[c.index()].is_none())
+        else {
+            return Err(RoomError::SeatsTaken);
+        };
+        let secret = secrets::new_secret();
+        let hash = secrets::hash(&secret);
+        let seat = match color {
+            Color::White => SeatColumn::White,
+            Color::Black => SeatColumn::Black,
+        };
+        let op = WriteOp::ClaimSeat {
+            id: self.id.clone(),
+            seat,
+            hash: hash.clone(),
+            at: now_ms(),
+        };
+        if !rooms.store().write(op).await? {
+            // Another server took it first: catch up with the store.
+            self.reload(rooms).await;
+            return Err(RoomError::SeatsTaken);
+        }
+        self.seats[color.index()] = Some(hash);
+        self.status = Status::Playing;
+        self.version += 1;
+        self.broadcast_state();
+        Ok(SeatGrant {
+            id: self.id.clone(),
+            color,
+            secret,
+        })
+    }
+
+    async fn play(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        text: &str,
+    ) -> Result<GameState, RoomError> {
+        let seat = match actor {
+            Actor::Seat(seat) => seat,
+            Actor::Secret(None) => return Err(RoomError::Unauthenticated),
+            Actor::Secret(Some(secret)) => self.seat_of_secret(&secret),
+        };
+        let seat = seat.ok_or(RoomError::NotSeated)?;
+        match self.status {
+            Status::Finished => return Err(RoomError::GameOver),
+            Status::Waiting => return Err(RoomError::NotStarted),
+            Status::Playing => {}
+        }
+        if self.game.to_move() != seat {
+            return Err(RoomError::NotYourTurn);
+        }
+        let variant = self.game.variant().clone();
+        let turn = variant
+            .parse_turn(text.trim())
+            .map_err(|e| RoomError::BadNotation(e.to_string()))?;
+        let mut next = self.game.clone();
+        next.play(turn)
+            .map_err(|e| RoomError::Illegal(e.describe(variant.board())))?;
+        let end = next.outcome().map(|o| GameEnd {
+            result: o.result().to_string(),
+            termination: o.termination.as_str().to_string(),
+        });
+        let op = WriteOp::AppendTurn {
+            id: self.id.clone(),
+            ply: self.game.turns().len() as i64,
+            notation: variant.turn_string(turn),
+            at: now_ms(),
+            end,
+        };
+        if !rooms.store().write(op).await? {
+            self.reload(rooms).await;
+            return Err(RoomError::Conflict);
+        }
+        self.game = next;
+        self.version += 1;
+        if self.game.outcome().is_some() {
+            self.status = Status::Finished;
+        }
+        self.broadcast_state();
+        Ok(self.state())
+    }
+
+    async fn abandon(&mut self, rooms: &Rooms) -> Result<bool, RoomError> {
+        if self.status == Status::Finished {
+            return Ok(false);
+        }
+        // Nobody wins a game that never really began; otherwise the player who let it lapse on
+        // their turn loses.
+        let outcome = if self.game.turns().len() < 2 {
+            Outcome::draw(Termination::Aborted)
+        } else {
+            Outcome::win(self.game.to_move().opponent(), Termination::Abandonment)
+        };
+        let op = WriteOp::Finish {
+            id: self.id.clone(),
+            end: GameEnd {
+                result: outcome.result().to_string(),
+                termination: outcome.termination.as_str().to_string(),
+            },
+            at: now_ms(),
+        };
+        if !rooms.store().write(op).await? {
+            self.reload(rooms).await;
+            return Ok(false);
+        }
+        self.game.end(outcome);
+        self.status = Status::Finished;
+        self.version += 1;
+        self.broadcast_state();
+        Ok(true)
+    }
+
+    /// Replaces the game with what the store holds (after losing a write to another server), and
+    /// pushes it to everyone.
+    async fn reload(&mut self, rooms: &Rooms) {
+        match rooms.store().load(&self.id).await {
+            Ok(Some(stored)) => match room_from(rooms, stored) {
+                Ok(fresh) => {
+                    self.game = fresh.game;
+                    self.seats = fresh.seats;
+                    self.status = fresh.status;
+                    self.version = fresh.version.max(self.version + 1);
+                }
+                Err(e) => tracing::error!(game = %self.id, error = %e, "reload failed"),
+            },
+            Ok(None) => tracing::error!(game = %self.id, "game vanished from the store"),
+            Err(e) => tracing::error!(game = %self.id, error = %e, "reload failed"),
+        }
+        self.broadcast_state();
+    }
+}

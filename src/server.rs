@@ -1,0 +1,133 @@
+//! Wiring: connect the store, start the registry of rooms and the stale-game sweep, serve the
+//! router, and shut down gracefully: stop accepting, let every room finish the write it is on,
+//! tell clients to reconnect, and return.
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::http::{AppState, router};
+use crate::rooms::{Rooms, RoomsConfig};
+use crate::store::{Store, StoreError, now_ms};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+/// How often unfinished games are checked for abandonment.
+const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+
+/// Why the server stopped with an error.
+#[derive(Debug)]
+pub enum ServerError {
+    /// The database could not be opened or migrated.
+    Store(StoreError),
+    /// Listening or serving failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerError::Store(e) => write!(f, "{e}"),
+            ServerError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
+
+/// Serves on `listener` until `shutdown` completes, then shuts down gracefully.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let store = Store::connect(&config.database_url)
+        .await
+        .map_err(ServerError::Store)?;
+    let stop = CancellationToken::new();
+    let rooms = Rooms::new(
+        store,
+        Catalog::builtin(),
+        RoomsConfig {
+            idle: config.room_idle(),
+            ..RoomsConfig::default()
+        },
+        stop.clone(),
+    );
+    let sweep = tokio::spawn(sweep_stale_games(
+        rooms.clone(),
+        config.abandon_after(),
+        stop.clone(),
+    ));
+    let app = router(AppState {
+        rooms: rooms.clone(),
+        config: Arc::new(config),
+    });
+    let addr = listener.local_addr().map_err(ServerError::Io)?;
+    tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
+    let stop_serving = stop.clone();
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        tokio::select! {
+            () = shutdown => {}
+            () = stop_serving.cancelled() => {}
+        }
+        tracing::info!("shutting down");
+        // Rooms close their connections (1012: reconnect) after the command they are on.
+        stop_serving.cancel();
+    })
+    .await;
+    stop.cancel();
+    rooms.wait_closed().await;
+    sweep.abort();
+    tracing::info!("stopped");
+    served.map_err(ServerError::Io)
+}
+
+/// Closes unfinished games that nobody touched for `after`, now and then, until shutdown.
+async fn sweep_stale_games(rooms: Rooms, after: Duration, stop: CancellationToken) {
+    loop {
+        let before = now_ms() - after.as_millis() as i64;
+        match rooms.store().stale_games(before, 500).await {
+            Ok(ids) => {
+                for id in ids {
+                    if let Err(e) = rooms.abandon(&id).await {
+                        tracing::warn!(game = %id, error = %e, "could not close a stale game");
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "stale-game sweep failed"),
+        }
+        tokio::select! {
+            () = tokio::time::sleep(SWEEP_EVERY) => {}
+            () = stop.cancelled() => return,
+        }
+    }
+}
+
+/// Completes on SIGTERM or Ctrl-C (Docker and CI send the first, a terminal the second).
+pub async fn signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,356 @@
+//! All SQL: the games and their turns, in SQLite (the default, one file in WAL mode) or
+//! PostgreSQL (`postgres://...`), behind one interface. Migrations are embedded from
+//! `migrations/<backend>/`, with the same version numbers for both.
+//!
+//! Reads go straight to the pool. Writes go through one writer task ([`writer`]) that commits the
+//! waiting writes of many games in one transaction and only then acknowledges each: a turn is
+//! durable before anyone hears of it, and durability costs one commit per batch, not per turn.
+
+mod writer;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+use sqlx::{ConnectOptions, Row};
+use std::str::FromStr;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+pub use writer::WriterStats;
+
+/// Runs the same code against whichever pool the store has: the SQL is written once, and sqlx's
+/// types are checked for each backend.
+macro_rules! on_pool {
+    ($backend:expr, $pool:ident => $body:expr) => {
+        match $backend {
+            Backend::Sqlite($pool) => $body,
+            Backend::Postgres($pool) => $body,
+        }
+    };
+}
+pub(crate) use on_pool;
+
+/// The database behind the store.
+#[derive(Debug, Clone)]
+pub(crate) enum Backend {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Why the store failed. Callers treat every kind as "nothing was written".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreError {
+    /// The `DATABASE_URL` names no backend we have.
+    BadUrl(String),
+    /// The database refused or failed.
+    Database(String),
+    /// The writer has stopped (shutting down).
+    Closed,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::BadUrl(url) => write!(
+                f,
+                "DATABASE_URL '{url}' is neither sqlite:PATH nor postgres://..."
+            ),
+            StoreError::Database(e) => write!(f, "database: {e}"),
+            StoreError::Closed => write!(f, "the store is shutting down"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError::Database(e.to_string())
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Database(e.to_string())
+    }
+}
+
+/// Milliseconds since the Unix epoch, the store's time.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// A game as stored, without its turns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameRow {
+    /// The public id.
+    pub id: String,
+    /// The variant's slug.
+    pub variant: String,
+    /// The table options, `key=value,...`.
+    pub options: String,
+    /// Hex SHA-256 of White's seat secret; `None` while the seat is empty.
+    pub white_secret_hash: Option<String>,
+    /// Hex SHA-256 of Black's seat secret; `None` while the seat is empty.
+    pub black_secret_hash: Option<String>,
+    /// `waiting`, `playing` or `finished`.
+    pub status: String,
+    /// `1-0`, `0-1`, `1/2-1/2`, `*` once finished.
+    pub result: Option<String>,
+    /// The termination's record wording once finished.
+    pub termination: Option<String>,
+    /// When it was created.
+    pub created_at: i64,
+    /// When it last changed.
+    pub updated_at: i64,
+}
+
+/// A stored turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnRow {
+    /// 0-based ply.
+    pub ply: i64,
+    /// The turn in notation.
+    pub notation: String,
+    /// When it was stored.
+    pub played_at: i64,
+}
+
+/// A game with its turns in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredGame {
+    /// The game.
+    pub game: GameRow,
+    /// Its turns, by ply.
+    pub turns: Vec<TurnRow>,
+}
+
+/// How a game ended, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameEnd {
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: String,
+    /// The termination's record wording.
+    pub termination: String,
+}
+
+/// Which seat column a write touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeatColumn {
+    /// `white_secret_hash`.
+    White,
+    /// `black_secret_hash`.
+    Black,
+}
+
+/// One write, applied in a batch by the writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOp {
+    /// A new game with one seat taken.
+    CreateGame(GameRow),
+    /// Takes an empty seat; false if it was taken already.
+    ClaimSeat {
+        /// The game.
+        id: String,
+        /// The seat.
+        seat: SeatColumn,
+        /// Hash of the new secret.
+        hash: String,
+        /// When.
+        at: i64,
+    },
+    /// Stores a turn at its ply, and the end if it ended the game; false if the ply was taken.
+    AppendTurn {
+        /// The game.
+        id: String,
+        /// 0-based ply.
+        ply: i64,
+        /// The turn in notation.
+        notation: String,
+        /// When.
+        at: i64,
+        /// The end this turn brought.
+        end: Option<GameEnd>,
+    },
+    /// Ends a game for a reason off the board; false if it had ended already.
+    Finish {
+        /// The game.
+        id: String,
+        /// How it ended.
+        end: GameEnd,
+        /// When.
+        at: i64,
+    },
+}
+
+/// The store: a pool for reads and the writer for writes. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Store {
+    backend: Backend,
+    writes: mpsc::Sender<writer::Request>,
+    stats: std::sync::Arc<WriterStats>,
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite:PATH` or `postgres://...`), creates an SQLite file and its
+    /// folder when missing, runs the migrations and starts the writer. The writer stops when every
+    /// clone of the store is dropped, after committing what it was given.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options =
+                PgConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
+            let pool = PgPoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await?;
+            sqlx::migrate!("migrations/postgres").run(&pool).await?;
+            Backend::Postgres(pool)
+        } else if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                // FULL: a commit survives power loss, not just a crash of this process.
+                .synchronous(SqliteSynchronous::Full)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+                .log_statements(tracing::log::LevelFilter::Trace);
+            if let Some(dir) = options.get_filename().parent()
+                && !dir.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
+            }
+            let pool = SqlitePoolOptions::new()
+                .max_connections(4)
+                .connect_with(options)
+                .await?;
+            sqlx::migrate!("migrations/sqlite").run(&pool).await?;
+            Backend::Sqlite(pool)
+        } else {
+            return Err(StoreError::BadUrl(url.chars().take(60).collect()));
+        };
+        let stats = std::sync::Arc::new(WriterStats::default());
+        let writes = writer::spawn(backend.clone(), stats.clone());
+        Ok(Store {
+            backend,
+            writes,
+            stats,
+        })
+    }
+
+    /// Which backend: `sqlite` or `postgres`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            Backend::Postgres(_) => "postgres",
+        }
+    }
+
+    /// The writer's counters (batches, writes, commit time).
+    pub fn stats(&self) -> &WriterStats {
+        &self.stats
+    }
+
+    /// Applies one write through the writer and waits for its commit: true if it took effect,
+    /// false if it lost to an earlier write (a taken seat, a taken ply, a finished game).
+    pub async fn write(&self, op: WriteOp) -> Result<bool, StoreError> {
+        let (done, result) = oneshot::channel();
+        self.writes
+            .send(writer::Request { op, done })
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        result.await.map_err(|_| StoreError::Closed)?
+    }
+
+    /// Whether the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("SELECT 1").execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// A game and its turns, or `None` if there is no such game.
+    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let row = sqlx::query(
+                "SELECT id, variant, options, white_secret_hash, black_secret_hash, status, \
+                 result, termination, created_at, updated_at FROM games WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+            let Some(row) = row else { return Ok(None) };
+            let game = GameRow {
+                id: row.try_get("id")?,
+                variant: row.try_get("variant")?,
+                options: row.try_get("options")?,
+                white_secret_hash: row.try_get("white_secret_hash")?,
+                black_secret_hash: row.try_get("black_secret_hash")?,
+                status: row.try_get("status")?,
+                result: row.try_get("result")?,
+                termination: row.try_get("termination")?,
+                created_at: row.try_get("created_at")?,
+                updated_at: row.try_get("updated_at")?,
+            };
+            let turns = sqlx::query(
+                "SELECT ply, notation, played_at FROM turns WHERE game_id = $1 ORDER BY ply",
+            )
+            .bind(id)
+            .fetch_all(pool)
+            .await?
+            .into_iter()
+            .map(|r| {
+                Ok(TurnRow {
+                    ply: i64::from(r.try_get::<i32, _>("ply")?),
+                    notation: r.try_get("notation")?,
+                    played_at: r.try_get("played_at")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sqlx::Error>>()?;
+            Ok(Some(StoredGame { game, turns }))
+        })
+    }
+
+    /// Unfinished games not changed since `before` (ms), oldest first, at most `limit`.
+    pub async fn stale_games(&self, before: i64, limit: i64) -> Result<Vec<String>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let rows = sqlx::query(
+                "SELECT id FROM games WHERE status <> 'finished' AND updated_at < $1 \
+                 ORDER BY updated_at LIMIT $2",
+            )
+            .bind(before)
+            .bind(limit)
+            .fetch_all(pool)
+            .await?;
+            rows.iter().map(|r| r.try_get("id").map_err(StoreError::from)).collect()
+        })
+    }
+
+    /// Games being played now, most recently active first: (id, variant, options, turns).
+    pub async fn live_games(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<(String, String, String, i64)>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let rows = sqlx::query(
+                "SELECT g.id, g.variant, g.options, \
+                 (SELECT COUNT(*) FROM turns t WHERE t.game_id = g.id) AS plies \
+                 FROM games g WHERE g.status = 'playing' ORDER BY g.updated_at DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(pool)
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok((r.try_get("id")?, r.try_get("variant")?, r.try_get("options")?, r.try_get("plies")?))
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()
+                .map_err(StoreError::from)
+        })
+    }
+}

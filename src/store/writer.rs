@@ -1,0 +1,182 @@
+//! The group-commit writer: one task that takes every write waiting (from all games), applies
+//! them in one transaction, commits, and only then acknowledges each. Under load a batch holds
+//! many writes and the commit's cost is shared; when idle a batch holds one and adds little.
+//!
+//! A write that loses (a taken seat, a taken ply) is not an error: its statement changes no row,
+//! the others in the batch still commit, and its sender hears `false`.
+
+use super::{Backend, SeatColumn, StoreError, WriteOp, on_pool};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+
+/// Most writes in one transaction.
+const MAX_BATCH: usize = 512;
+
+/// A write and where to report its fate.
+pub(super) struct Request {
+    pub op: WriteOp,
+    pub done: oneshot::Sender<Result<bool, StoreError>>,
+}
+
+/// Counters for `/metrics`.
+#[derive(Debug, Default)]
+pub struct WriterStats {
+    /// Transactions committed.
+    pub batches: AtomicU64,
+    /// Writes committed.
+    pub writes: AtomicU64,
+    /// Transactions that failed.
+    pub failures: AtomicU64,
+    /// Total commit time, microseconds (begin to commit).
+    pub commit_micros: AtomicU64,
+}
+
+/// Starts the writer; it ends when every sender is dropped, after finishing what it was given.
+pub(super) fn spawn(backend: Backend, stats: Arc<WriterStats>) -> mpsc::Sender<Request> {
+    let (tx, mut rx) = mpsc::channel::<Request>(4 * MAX_BATCH);
+    tokio::spawn(async move {
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            let started = Instant::now();
+            let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
+            let outcome = write_batch(&backend, &ops).await;
+            let micros = started.elapsed().as_micros() as u64;
+            stats.commit_micros.fetch_add(micros, Ordering::Relaxed);
+            match outcome {
+                Ok(applied) => {
+                    stats.batches.fetch_add(1, Ordering::Relaxed);
+                    stats
+                        .writes
+                        .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                    for (req, ok) in batch.drain(..).zip(applied) {
+                        let _ = req.done.send(Ok(ok));
+                    }
+                }
+                Err(e) => {
+                    stats.failures.fetch_add(1, Ordering::Relaxed);
+                    tracing::error!(error = %e, writes = batch.len(), "a write batch failed");
+                    for req in batch.drain(..) {
+                        let _ = req.done.send(Err(StoreError::from(e.clone_message())));
+                    }
+                }
+            }
+        }
+        tracing::debug!("store writer stopped");
+    });
+    tx
+}
+
+trait CloneMessage {
+    fn clone_message(&self) -> sqlx::Error;
+}
+
+impl CloneMessage for sqlx::Error {
+    /// sqlx errors do not clone; every waiting sender gets the message.
+    fn clone_message(&self) -> sqlx::Error {
+        sqlx::Error::Protocol(self.to_string())
+    }
+}
+
+/// Applies `ops` in one transaction; for each, whether it took effect.
+async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, sqlx::Error> {
+    on_pool!(backend, pool => {
+        let mut tx = pool.begin().await?;
+        let mut applied = Vec::with_capacity(ops.len());
+        for op in ops {
+            let ok = match op {
+                WriteOp::CreateGame(g) => {
+                    sqlx::query(
+                        "INSERT INTO games (id, variant, options, white_secret_hash, \
+                         black_secret_hash, status, result, termination, created_at, updated_at) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+                    )
+                    .bind(&g.id)
+                    .bind(&g.variant)
+                    .bind(&g.options)
+                    .bind(&g.white_secret_hash)
+                    .bind(&g.black_secret_hash)
+                    .bind(&g.status)
+                    .bind(&g.result)
+                    .bind(&g.termination)
+                    .bind(g.created_at)
+                    .bind(g.updated_at)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1
+                }
+                WriteOp::ClaimSeat { id, seat, hash, at } => {
+                    let sql = match seat {
+                        SeatColumn::White => {
+                            "UPDATE games SET white_secret_hash = $1, status = 'playing', \
+                             updated_at = $2 WHERE id = $3 AND status = 'waiting' \
+                             AND white_secret_hash IS NULL"
+                        }
+                        SeatColumn::Black => {
+                            "UPDATE games SET black_secret_hash = $1, status = 'playing', \
+                             updated_at = $2 WHERE id = $3 AND status = 'waiting' \
+                             AND black_secret_hash IS NULL"
+                        }
+                    };
+                    sqlx::query(sql)
+                        .bind(hash)
+                        .bind(at)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                        == 1
+                }
+                WriteOp::AppendTurn { id, ply, notation, at, end } => {
+                    let inserted = sqlx::query(
+                        "INSERT INTO turns (game_id, ply, notation, played_at) \
+                         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    )
+                    .bind(id)
+                    .bind(*ply as i32)
+                    .bind(notation)
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1;
+                    if inserted {
+                        sqlx::query(
+                            "UPDATE games SET updated_at = $1, \
+                             status = CASE WHEN CAST($2 AS TEXT) IS NULL THEN status \
+                             ELSE 'finished' END, \
+                             result = COALESCE(CAST($2 AS TEXT), result), \
+                             termination = COALESCE(CAST($3 AS TEXT), termination) WHERE id = $4",
+                        )
+                        .bind(at)
+                        .bind(end.as_ref().map(|e| e.result.as_str()))
+                        .bind(end.as_ref().map(|e| e.termination.as_str()))
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    inserted
+                }
+                WriteOp::Finish { id, end, at } => {
+                    sqlx::query(
+                        "UPDATE games SET status = 'finished', result = $1, termination = $2, \
+                         updated_at = $3 WHERE id = $4 AND status <> 'finished'",
+                    )
+                    .bind(&end.result)
+                    .bind(&end.termination)
+                    .bind(at)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1
+                }
+            };
+            applied.push(ok);
+        }
+        tx.commit().await?;
+        Ok(applied)
+    })
+}

@@ -1,0 +1,196 @@
+//! The WebSocket at `/api/games/{id}/ws`: the upgrade (with the seat found from the cookie or a
+//! bearer token, and the size limits), then a send task that drains the connection's outbox and a
+//! receive loop that parses each frame at the edge and hands typed commands to the room.
+//!
+//! A client that connects or reconnects gets `hello` and the whole state at once. Bad input gets
+//! an `error` message and changes nothing; a frame over the size limit closes the connection with
+//! 1009.
+
+use crate::http::error::ApiError;
+use crate::http::{AppState, base_url, presented_secret};
+use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
+use crate::rooms::outbox::{Next, Outbox};
+use crate::rooms::{Actor, Connection, Rooms};
+use crate::rules::Color;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use futures_util::{SinkExt, StreamExt};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `GET /api/games/{id}/ws`: 404 for an unknown game, else the upgrade.
+pub async fn upgrade(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    let secret = presented_secret(&headers, &id);
+    let seat = match app.rooms.seat_of(&id, secret.clone()).await {
+        Ok(seat) => seat,
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let ws = match ws {
+        Ok(ws) => ws,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let handoff = seat
+        .and(secret)
+        .map(|s| format!("{}/g/{id}?seat={s}", base_url(&app.config, &headers)));
+    let limit = app.config.max_message_bytes;
+    let rooms = app.rooms.clone();
+    // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state.
+    ws.read_buffer_size(4096)
+        .write_buffer_size(4096)
+        .max_message_size(limit)
+        .max_frame_size(limit)
+        .on_upgrade(move |socket| serve(socket, rooms, id, seat, handoff))
+}
+
+fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
+    Utf8Bytes::from(
+        ServerMessage::Error {
+            code,
+            message: message.into(),
+        }
+        .to_json(),
+    )
+}
+
+/// Serves one connection until either side goes away.
+async fn serve(
+    mut socket: WebSocket,
+    rooms: Rooms,
+    id: String,
+    seat: Option<Color>,
+    handoff: Option<String>,
+) {
+    let outbox = Arc::new(Outbox::new());
+    let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
+        Ok(conn) => conn,
+        Err(e) => {
+            let close = CloseFrame {
+                code: ApiError::close_code(e.code()),
+                reason: Utf8Bytes::from(e.to_string()),
+            };
+            let _ = socket.send(Message::Close(Some(close))).await;
+            return;
+        }
+    };
+    let (mut sink, mut stream) = socket.split();
+    let send_box = outbox.clone();
+    let mut send = tokio::spawn(async move {
+        loop {
+            match send_box.next().await {
+                Next::Send(messages) => {
+                    for m in messages {
+                        if sink.feed(Message::Text(m)).await.is_err() {
+                            return;
+                        }
+                    }
+                    if sink.flush().await.is_err() {
+                        return;
+                    }
+                }
+                Next::Close(code, reason) => {
+                    let frame = CloseFrame {
+                        code,
+                        reason: Utf8Bytes::from(reason),
+                    };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    return;
+                }
+            }
+        }
+    });
+
+    let close: Option<(u16, String)> = loop {
+        tokio::select! {
+            _ = &mut send => break None,
+            frame = stream.next() => match frame {
+                None | Some(Ok(Message::Close(_))) => break None,
+                Some(Err(e)) => break too_big(e),
+                Some(Ok(Message::Text(text))) => {
+                    handle(&rooms, &id, &conn, seat, &outbox, text.as_str()).await;
+                }
+                Some(Ok(Message::Binary(_))) => {
+                    reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
+                        "binary frames are not part of the protocol: send JSON text").await;
+                }
+                Some(Ok(_)) => {} // pings and pongs are answered by the library
+            }
+        }
+    };
+    if let Some((code, reason)) = close {
+        outbox.close(code, &reason);
+        let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
+    }
+    send.abort();
+    rooms.disconnect(&id, conn).await;
+}
+
+/// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
+/// connection is already broken).
+fn too_big(e: axum::Error) -> Option<(u16, String)> {
+    match e.into_inner().downcast::<tungstenite::Error>() {
+        Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => Some((
+            ApiError::close_code(ErrorCode::TooLarge),
+            "message too big".into(),
+        )),
+        _ => None,
+    }
+}
+
+async fn reply(
+    rooms: &Rooms,
+    id: &str,
+    conn: &Connection,
+    outbox: &Outbox,
+    code: ErrorCode,
+    message: &str,
+) {
+    if outbox.push_reply(error_frame(code, message)) {
+        let _ = rooms.resync(id, conn).await;
+    }
+}
+
+async fn handle(
+    rooms: &Rooms,
+    id: &str,
+    conn: &Connection,
+    seat: Option<Color>,
+    outbox: &Outbox,
+    text: &str,
+) {
+    match ClientMessage::parse(text) {
+        Err(ParseError::Malformed(e)) => {
+            let message = format!("malformed message: {e}");
+            reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
+        }
+        Err(ParseError::BadFields(e)) => {
+            let message = format!("bad fields: {e}");
+            reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
+        }
+        Err(ParseError::UnknownType(kind)) => {
+            let message = format!("unknown message type '{kind}' (move, sync, ping)");
+            reply(rooms, id, conn, outbox, ErrorCode::UnknownType, &message).await;
+        }
+        Ok(ClientMessage::Move { turn }) => {
+            // Success needs no reply: the new state reaches everyone, this connection included.
+            if let Err(e) = rooms.play(id, Actor::Seat(seat), &turn).await {
+                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
+            }
+        }
+        Ok(ClientMessage::Sync) => {
+            let _ = rooms.resync(id, conn).await;
+        }
+        Ok(ClientMessage::Ping) => {
+            if outbox.push_reply(Utf8Bytes::from(ServerMessage::Pong.to_json())) {
+                let _ = rooms.resync(id, conn).await;
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+// Draws any Morris board as SVG from the geometry the server sends (points on a grid, lines),
+// and shows a position on it. It knows nothing of the rules: what may be clicked is decided by
+// the caller from the server's legal turns.
+
+const NS = 'http://www.w3.org/2000/svg';
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+export class Board {
+  // svg: the <svg> to draw in; geometry: {size, points: [{name, x, y}], lines: [[name...]]};
+  // onActivate(name): called when a point is clicked, tapped or chosen with Enter/Space.
+  constructor(svg, geometry, onActivate) {
+    this.svg = svg;
+    this.points = new Map();
+    svg.replaceChildren();
+    const n = geometry.size - 1;
+    const pad = 0.75;
+    svg.setAttribute('viewBox', `${-pad} ${-pad} ${n + 2 * pad} ${n + 2 * pad}`);
+    const at = new Map(geometry.points.map((p) => [p.name, [p.x, n - p.y]]));
+
+    el('rect', { x: -pad, y: -pad, width: n + 2 * pad, height: n + 2 * pad, rx: 0.3, class: 'wood' }, svg);
+    const lines = el('g', { class: 'lines' }, svg);
+    for (const line of geometry.lines) {
+      const [x1, y1] = at.get(line[0]);
+      const [x2, y2] = at.get(line[line.length - 1]);
+      el('line', { x1, y1, x2, y2 }, lines);
+    }
+    const labels = el('g', { class: 'labels', 'aria-hidden': 'true' }, svg);
+    for (let i = 0; i <= n; i++) {
+      el('text', { x: i, y: n + pad * 0.8 }, labels).textContent = String.fromCharCode(97 + i);
+      el('text', { x: -pad * 0.8, y: n - i }, labels).textContent = String(i + 1);
+    }
+    const layer = el('g', { class: 'points' }, svg);
+    for (const p of geometry.points) {
+      const [x, y] = at.get(p.name);
+      const g = el('g', {
+        class: 'point empty',
+        transform: `translate(${x} ${y})`,
+        'data-point': p.name,
+        tabindex: '-1',
+        role: 'button',
+        'aria-label': `${p.name}, empty`,
+      }, layer);
+      el('circle', { class: 'spot', r: 0.11 }, g);
+      el('circle', { class: 'ring', r: 0.42 }, g);
+      el('circle', { class: 'man', r: 0.3 }, g);
+      el('circle', { class: 'hit', r: 0.48 }, g);
+      const activate = (ev) => {
+        ev.preventDefault();
+        onActivate(p.name);
+      };
+      g.addEventListener('click', activate);
+      g.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') activate(ev);
+      });
+      this.points.set(p.name, g);
+    }
+  }
+
+  // men: Map name -> 'white' | 'black'; marks: {targets, selected, removable, last, mills} as
+  // Sets of point names.
+  show(men, marks) {
+    for (const [name, g] of this.points) {
+      const who = men.get(name);
+      const classes = ['point', who || 'empty'];
+      for (const [mark, set] of Object.entries(marks)) if (set.has(name)) classes.push(mark);
+      g.setAttribute('class', classes.join(' '));
+      const active = marks.targets.has(name) || marks.removable.has(name) || marks.selected.has(name);
+      g.setAttribute('tabindex', active ? '0' : '-1');
+      g.setAttribute('aria-disabled', active ? 'false' : 'true');
+      let label = `${name}, ${who ? `${who} man` : 'empty'}`;
+      if (marks.removable.has(name)) label += ', can be removed';
+      else if (marks.selected.has(name)) label += ', selected';
+      else if (marks.targets.has(name)) label += ', playable';
+      g.setAttribute('aria-label', label);
+    }
+  }
+}

@@ -1,0 +1,317 @@
+// The game page: connects to the game's WebSocket, draws every state the server sends, and
+// sends the player's choice. The server owns the rules: what may be clicked comes from the legal
+// turns in each state, and nothing is played until the server has stored it.
+
+import { Board } from './board.js';
+
+const root = document.getElementById('game');
+const id = root.dataset.game;
+const $ = (sel) => document.getElementById(sel);
+
+const TERMINATIONS = {
+  fewer_than_three: 'reduced to two men',
+  no_legal_move: 'no legal move',
+  row_of_three: 'a row of three',
+  repetition: 'threefold repetition',
+  quiet_plies: 'too many turns without a removal',
+  three_against_three: 'three against three without a removal',
+  board_full: 'the board is full',
+  agreement: 'agreement',
+  resignation: 'resignation',
+  time: 'time',
+  abandonment: 'abandonment',
+  aborted: 'aborted',
+};
+
+let socket = null;
+let hello = null;
+let state = null;
+let board = null;
+let selected = null; // a man chosen to move
+let pending = null; // a move that closes a mill, waiting for the man to remove
+let triedJoin = false;
+let retry = 0;
+let lastAnnounced = null;
+
+function setConn(text, ok) {
+  const conn = $('conn');
+  conn.textContent = text;
+  conn.classList.toggle('ok', ok);
+}
+
+function connect() {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  socket = new WebSocket(`${scheme}//${location.host}/api/games/${id}/ws`);
+  setConn('Connecting…', false);
+  socket.onopen = () => {
+    retry = 0;
+    setConn('Connected', true);
+  };
+  socket.onmessage = (ev) => receive(JSON.parse(ev.data));
+  socket.onclose = (ev) => {
+    if (ev.code === 4404) {
+      setConn('No such game.', false);
+      return;
+    }
+    if (ev.code === 4000) {
+      connect(); // we closed it ourselves, to come back seated
+      return;
+    }
+    // Back off: 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so that a restarted server is not
+    // met by every client at once.
+    const delay = Math.min(10000, 500 * 2 ** retry) * (0.75 + Math.random() / 2);
+    retry += 1;
+    setConn(`Disconnected. Reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
+    setTimeout(connect, delay);
+  };
+}
+
+function receive(msg) {
+  switch (msg.type) {
+    case 'hello':
+      hello = msg;
+      board = new Board($('board'), msg.board, activate);
+      $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
+      if (msg.handoff_url) {
+        const p = $('handoff');
+        p.querySelector('a').href = msg.handoff_url;
+        p.hidden = false;
+      }
+      break;
+    case 'state':
+      if (state && msg.version < state.version && msg.turns.length < state.turns.length) break;
+      state = msg;
+      if (pending && !state.legal.some((t) => t.startsWith(`${pending}x`))) pending = null;
+      if (selected && !isMine(selected)) selected = null;
+      render();
+      maybeJoin();
+      break;
+    case 'error':
+      showError(msg.message);
+      pending = null;
+      selected = null;
+      if (state) render();
+      break;
+    default:
+      break;
+  }
+}
+
+// A visitor without a seat takes the empty one on opening the page. It happens here, in the
+// page, so that link previews and crawlers never take a seat.
+async function maybeJoin() {
+  if (triedJoin || !hello || hello.seat || state.status !== 'waiting') return;
+  triedJoin = true;
+  const res = await fetch(`/api/games/${id}/join`, { method: 'POST', credentials: 'same-origin' });
+  if (res.ok) socket.close(4000, 'seated: reconnecting with the seat');
+}
+
+function parsePosition(text) {
+  const [white, black] = text.split(' ');
+  const men = new Map();
+  for (const [field, who] of [[white, 'white'], [black, 'black']]) {
+    if (field !== '-') for (const p of field.split(',')) men.set(p, who);
+  }
+  return men;
+}
+
+function myTurn() {
+  return state && hello && hello.seat && state.status === 'playing' && state.to_move === hello.seat;
+}
+
+function isMine(point) {
+  return hello && hello.seat && parsePosition(state.position).get(point) === hello.seat;
+}
+
+// The legal turns split into their parts: {text, from, to, remove}.
+function turns() {
+  if (!myTurn()) return [];
+  return state.legal.map((text) => {
+    const [move, remove] = text.split('x');
+    const [a, b] = move.split('-');
+    return b ? { text, move, from: a, to: b, remove } : { text, move, from: null, to: a, remove };
+  });
+}
+
+function targets() {
+  const all = turns();
+  if (pending) return new Set();
+  if (selected) return new Set(all.filter((t) => t.from === selected).map((t) => t.to));
+  const set = new Set(all.filter((t) => !t.from).map((t) => t.to));
+  for (const t of all) if (t.from) set.add(t.from);
+  return set;
+}
+
+function activate(point) {
+  const all = turns();
+  if (!all.length) return;
+  if (pending) {
+    const t = all.find((x) => x.move === pending && x.remove === point);
+    if (t) send(t.text);
+    return;
+  }
+  const chosen = selected
+    ? all.filter((t) => t.from === selected && t.to === point)
+    : all.filter((t) => !t.from && t.to === point);
+  if (chosen.length === 1 && !chosen[0].remove) {
+    send(chosen[0].text);
+  } else if (chosen.length > 0) {
+    pending = chosen[0].move;
+    announce('A mill! Choose a man to remove.');
+  } else if (point === selected) {
+    selected = null;
+  } else if (all.some((t) => t.from === point)) {
+    selected = point;
+  }
+  render();
+}
+
+function send(text) {
+  selected = null;
+  pending = null;
+  if (socket && socket.readyState === WebSocket.OPEN) {
+    socket.send(JSON.stringify({ type: 'move', move: text }));
+  } else {
+    showError('Not connected: the turn was not sent.');
+  }
+}
+
+function showError(message) {
+  const banner = $('banner');
+  banner.textContent = message;
+  banner.hidden = false;
+  banner.classList.add('error');
+  announce(message);
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => {
+    banner.classList.remove('error');
+    if (state) render();
+  }, 4000);
+}
+
+function announce(text) {
+  $('announce').textContent = text;
+}
+
+function describe(turn, color) {
+  const [move, remove] = turn.split('x');
+  const [a, b] = move.split('-');
+  let text = b ? `${color} moved ${a} to ${b}` : `${color} placed on ${a}`;
+  if (remove) text += `, removing ${remove}`;
+  return text;
+}
+
+function render() {
+  if (!state || !board) return;
+  const men = parsePosition(state.position);
+  const removable = new Set();
+  if (pending) {
+    for (const t of turns()) if (t.move === pending && t.remove) removable.add(t.remove);
+  }
+  const last = new Set();
+  if (state.last_turn) {
+    const [move] = state.last_turn.split('x');
+    for (const p of move.split('-')) last.add(p);
+  }
+  const mills = new Set(state.fresh_mills.flat());
+  board.show(men, {
+    targets: targets(),
+    selected: new Set(selected ? [selected] : pending ? [pending.split('-').pop()] : []),
+    removable,
+    last,
+    mill: mills,
+  });
+
+  // Turn list.
+  const list = $('turns');
+  list.replaceChildren(
+    ...state.turns.map((t, i) => {
+      const li = document.createElement('li');
+      li.textContent = t;
+      li.className = i % 2 === 0 ? 'w' : 'b';
+      return li;
+    }),
+  );
+  list.scrollTop = list.scrollHeight;
+
+  // Both sides.
+  const sides = $('sides');
+  sides.replaceChildren(
+    ...['white', 'black'].map((c) => {
+      const div = document.createElement('div');
+      div.className = `side ${c}${state.status === 'playing' && state.to_move === c ? ' to-move' : ''}`;
+      const seat = state.seats[c];
+      const who = hello && hello.seat === c ? 'you' : seat.taken ? 'opponent' : 'open seat';
+      const online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
+      div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
+        <span class="presence ${online}"></span><br>
+        in hand <b class="hand"></b> · removed <b class="removed"></b>`;
+      div.querySelector('.who').textContent = `(${who})`;
+      div.querySelector('.presence').textContent = online;
+      div.querySelector('.hand').textContent = state.hand[c];
+      div.querySelector('.removed').textContent = state.removed[c];
+      return div;
+    }),
+  );
+
+  // Status line and banner.
+  const status = $('status');
+  const banner = $('banner');
+  if (state.status === 'finished') {
+    const why = TERMINATIONS[state.termination] || state.termination || '';
+    const text = state.winner
+      ? `${state.winner === 'white' ? 'White' : 'Black'} wins (${why}). ${state.result}`
+      : `Draw (${why}). ${state.result}`;
+    status.textContent = 'Game over.';
+    if (!banner.classList.contains('error')) {
+      banner.textContent = text;
+      banner.hidden = false;
+    }
+  } else {
+    if (state.status === 'waiting') {
+      status.textContent = 'Waiting for an opponent: send them the link.';
+    } else if (myTurn()) {
+      status.textContent = pending ? 'Choose a man to remove.' : 'Your turn.';
+    } else {
+      status.textContent = `${state.to_move === 'white' ? 'White' : 'Black'} to move.`;
+    }
+    if (!banner.classList.contains('error')) banner.hidden = true;
+  }
+  $('spectators').textContent =
+    state.spectators === 1 ? '1 spectator' : `${state.spectators} spectators`;
+  root.dataset.version = String(state.version);
+  root.dataset.status = state.status;
+
+  if (state.last_turn && lastAnnounced !== state.turns.length) {
+    lastAnnounced = state.turns.length;
+    const mover = state.turns.length % 2 === 1 ? 'White' : 'Black';
+    let text = describe(state.last_turn, mover);
+    if (state.status === 'finished') text += `. ${banner.textContent}`;
+    else if (myTurn()) text += '. Your turn.';
+    announce(text);
+  }
+}
+
+document.addEventListener('keydown', (ev) => {
+  if (ev.key === 'Escape' && (selected || pending)) {
+    selected = null;
+    pending = null;
+    render();
+  }
+});
+
+$('copy').addEventListener('click', async () => {
+  const input = $('share');
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    input.select();
+    document.execCommand('copy');
+  }
+  $('copy').textContent = 'Copied';
+  setTimeout(() => {
+    $('copy').textContent = 'Copy';
+  }, 1500);
+});
+
+connect();

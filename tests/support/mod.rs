@@ -1,0 +1,527 @@
+//! Real parts for server tests: a merels server bound to 127.0.0.1:0 on a real SQLite file (or a
+//! real PostgreSQL cluster started here), an HTTP client, WebSocket clients, and the release-like
+//! binary run as its own process for crash tests. Nothing is mocked.
+#![allow(dead_code)]
+
+use futures_util::{SinkExt, StreamExt};
+use merels::config::Config;
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// How long a test waits for any one message before it fails.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// A server running in this process.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub base: String,
+    pub database_url: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestServer {
+    /// A server on a fresh SQLite file in a temporary folder.
+    pub async fn start() -> TestServer {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+        let mut server = TestServer::start_on(&url, |_| {}).await;
+        server._dir = Some(dir);
+        server
+    }
+
+    /// A server on the given database, with the configuration adjusted by `tweak`.
+    pub async fn start_on(database_url: &str, tweak: impl FnOnce(&mut Config)) -> TestServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut config = Config::new(addr, database_url);
+        tweak(&mut config);
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            merels::server::run(listener, config, async {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+        });
+        let server = TestServer {
+            addr,
+            base: format!("http://{addr}"),
+            database_url: database_url.to_string(),
+            stop: Some(stop),
+            task: Some(task),
+            _dir: None,
+        };
+        server.wait_ready().await;
+        server
+    }
+
+    async fn wait_ready(&self) {
+        let client = reqwest::Client::new();
+        for _ in 0..200 {
+            if let Ok(r) = client.get(format!("{}/readyz", self.base)).send().await
+                && r.status().is_success()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("server at {} never became ready", self.base);
+    }
+
+    /// Shuts the server down gracefully and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(WAIT, task).await.unwrap().unwrap();
+        }
+    }
+
+    pub fn http(&self) -> Http {
+        Http {
+            base: self.base.clone(),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    pub async fn ws(&self, id: &str, secret: Option<&str>) -> Ws {
+        Ws::connect(self.addr, id, secret).await
+    }
+}
+
+/// A JSON HTTP client for one server.
+#[derive(Clone)]
+pub struct Http {
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+/// A seat: the game and its secret.
+#[derive(Debug, Clone)]
+pub struct Seat {
+    pub id: String,
+    pub color: String,
+    pub secret: String,
+}
+
+impl Http {
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut req = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(b) = bearer {
+            req = req.bearer_auth(b);
+        }
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.unwrap();
+        let status = res.status().as_u16();
+        let text = res.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn create(&self, variant: &str, color: &str) -> Seat {
+        let (status, body) = self
+            .request(
+                "POST",
+                "/api/games",
+                None,
+                Some(json!({"variant": variant, "options": {}, "color": color})),
+            )
+            .await;
+        assert_eq!(status, 201, "{body}");
+        Seat {
+            id: body["id"].as_str().unwrap().into(),
+            color: body["seat"].as_str().unwrap().into(),
+            secret: body["secret"].as_str().unwrap().into(),
+        }
+    }
+
+    pub async fn join(&self, id: &str) -> Seat {
+        let (status, body) = self
+            .request("POST", &format!("/api/games/{id}/join"), None, None)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        Seat {
+            id: id.into(),
+            color: body["seat"].as_str().unwrap().into(),
+            secret: body["secret"].as_str().unwrap().into(),
+        }
+    }
+
+    pub async fn state(&self, id: &str) -> Value {
+        let (status, body) = self
+            .request("GET", &format!("/api/games/{id}"), None, None)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    pub async fn play(&self, seat: &Seat, turn: &str) -> (u16, Value) {
+        self.request(
+            "POST",
+            &format!("/api/games/{}/move", seat.id),
+            Some(&seat.secret),
+            Some(json!({"move": turn})),
+        )
+        .await
+    }
+}
+
+/// A WebSocket client.
+pub struct Ws {
+    pub stream: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The `hello` message.
+    pub hello: Value,
+    /// The last state seen.
+    pub state: Value,
+}
+
+impl Ws {
+    pub async fn connect(addr: SocketAddr, id: &str, secret: Option<&str>) -> Ws {
+        let mut request = format!("ws://{addr}/api/games/{id}/ws")
+            .into_client_request()
+            .unwrap();
+        if let Some(s) = secret {
+            request
+                .headers_mut()
+                .insert("authorization", format!("Bearer {s}").parse().unwrap());
+        }
+        let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let mut ws = Ws {
+            stream,
+            hello: Value::Null,
+            state: Value::Null,
+        };
+        ws.hello = ws.next().await;
+        assert_eq!(ws.hello["type"], "hello", "{}", ws.hello);
+        let state = ws.next().await;
+        assert_eq!(state["type"], "state", "{state}");
+        ws.state = state;
+        ws
+    }
+
+    /// The next JSON message (text frames only); panics on close or after [`WAIT`].
+    pub async fn next(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(WAIT, self.stream.next())
+                .await
+                .expect("a message in time")
+                .expect("the connection is open")
+                .expect("a frame");
+            match msg {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(t.as_str()).unwrap();
+                    if v["type"] == "state" {
+                        self.state = v.clone();
+                    }
+                    return v;
+                }
+                Message::Close(frame) => panic!("closed: {frame:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// Waits for the next message of a type, skipping others.
+    pub async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.next().await;
+            if v["type"] == kind {
+                return v;
+            }
+        }
+    }
+
+    /// Waits for a state with at least this many turns.
+    pub async fn state_with_turns(&mut self, turns: usize) -> Value {
+        while self.state["turns"].as_array().map_or(0, |t| t.len()) < turns {
+            self.next_of("state").await;
+        }
+        self.state.clone()
+    }
+
+    pub async fn send_json(&mut self, v: Value) {
+        self.stream
+            .send(Message::text(v.to_string()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.stream
+            .send(Message::text(text.to_string()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn play(&mut self, turn: &str) {
+        self.send_json(json!({"type": "move", "move": turn})).await;
+    }
+
+    /// Waits for the connection to close; returns its close code.
+    pub async fn closed(&mut self) -> Option<u16> {
+        loop {
+            match tokio::time::timeout(WAIT, self.stream.next())
+                .await
+                .expect("closed in time")
+            {
+                None => return None,
+                Some(Err(_)) => return None,
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| u16::from(f.code)),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+}
+
+/// Picks a turn from a state's legal turns: the first that removes a man, else the first.
+/// Deterministic, and it ends games: removals accumulate.
+pub fn eager_turn(state: &Value) -> String {
+    let legal: Vec<&str> = state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    legal
+        .iter()
+        .find(|t| t.contains('x'))
+        .or(legal.first())
+        .expect("a legal turn")
+        .to_string()
+}
+
+/// A throwaway PostgreSQL cluster on a free port, stopped when dropped. A cluster that cannot be
+/// started fails the test: it never skips.
+pub struct PgCluster {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    pub port: u16,
+    as_postgres: bool,
+}
+
+fn pg_bin() -> PathBuf {
+    if let Ok(dir) = std::env::var("MERELS_PG_BIN") {
+        return PathBuf::from(dir);
+    }
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL is installed (scripts/test installs it)")
+        .filter_map(|e| e.ok().map(|e| e.path().join("bin")))
+        .filter(|p| p.join("initdb").exists())
+        .collect();
+    versions.sort();
+    versions
+        .pop()
+        .expect("a PostgreSQL server under /usr/lib/postgresql")
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl PgCluster {
+    pub fn start() -> PgCluster {
+        let bin = pg_bin();
+        let dir = tempfile::tempdir().unwrap();
+        let as_postgres = Command::new("id")
+            .arg("-u")
+            .output()
+            .map(|o| o.stdout == b"0\n")
+            .unwrap_or(false);
+        if as_postgres {
+            // PostgreSQL refuses to run as root: hand the folder to the postgres user.
+            let ok = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(dir.path())
+                .status()
+                .unwrap();
+            assert!(ok.success());
+        }
+        let port = free_port();
+        let cluster = PgCluster {
+            dir,
+            bin,
+            port,
+            as_postgres,
+        };
+        let data = cluster.dir.path().join("data");
+        cluster.run(
+            "initdb",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ],
+        );
+        let opts = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            port,
+            cluster.dir.path().display()
+        );
+        cluster.run(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-o",
+                &opts,
+                "-w",
+                "-t",
+                "30",
+                "-l",
+                cluster.dir.path().join("log").to_str().unwrap(),
+                "start",
+            ],
+        );
+        cluster
+    }
+
+    fn run(&self, tool: &str, args: &[&str]) {
+        let exe = self.bin.join(tool);
+        let mut cmd = if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(&exe);
+            c
+        } else {
+            Command::new(&exe)
+        };
+        let out = cmd
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("{tool}: {e}"));
+        assert!(
+            out.status.success(),
+            "{tool} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// A URL for a new, empty database in this cluster.
+    pub async fn database(&self, name: &str) -> String {
+        use sqlx::Connection;
+        let admin = format!("postgres://postgres@127.0.0.1:{}/postgres", self.port);
+        let mut conn = sqlx::PgConnection::connect(&admin)
+            .await
+            .expect("the cluster accepts connections");
+        let sql = format!("CREATE DATABASE \"{name}\"");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for PgCluster {
+    fn drop(&mut self) {
+        let data = self.dir.path().join("data");
+        self.run(
+            "pg_ctl",
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+        );
+    }
+}
+
+/// The merels binary run as its own process (for crash and restart tests).
+pub struct Process {
+    pub child: Child,
+    pub addr: SocketAddr,
+}
+
+impl Process {
+    /// Starts `merels serve` on `addr` with `database_url`, from folder `cwd`.
+    pub async fn start(cwd: &Path, addr: SocketAddr, database_url: &str) -> Process {
+        let child = Command::new(env!("CARGO_BIN_EXE_merels"))
+            .arg("serve")
+            .current_dir(cwd)
+            .env("MERELS_BIND", addr.to_string())
+            .env("DATABASE_URL", database_url)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let process = Process { child, addr };
+        let client = reqwest::Client::new();
+        for _ in 0..400 {
+            if let Ok(r) = client.get(format!("http://{addr}/readyz")).send().await
+                && r.status().is_success()
+            {
+                return process;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("merels never became ready on {addr}");
+    }
+
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// SIGKILL: no chance to clean up.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    /// SIGTERM, then wait for a clean exit.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let ok = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback address.
+pub fn free_addr() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], free_port()))
+}

@@ -1,0 +1,379 @@
+//! Live play over real WebSockets against a server on 127.0.0.1:0: whole games to a result,
+//! spectators, seats, bad input of every kind, and reconnecting.
+
+mod support;
+
+use futures_util::SinkExt;
+use serde_json::{Value, json};
+use support::{TestServer, Ws, eager_turn};
+use tokio_tungstenite::tungstenite::Message;
+
+fn turns(state: &Value) -> Vec<String> {
+    state["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Plays a whole game over two player sockets while a spectator watches; returns the final state.
+async fn play_out(server: &TestServer, variant: &str) -> Value {
+    let http = server.http();
+    let white = http.create(variant, "white").await;
+    let mut spectator_early = server.ws(&white.id, None).await;
+    let black = http.join(&white.id).await;
+    assert_eq!(black.color, "black");
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    assert_eq!(ws_white.hello["seat"], "white");
+    assert_eq!(ws_black.hello["seat"], "black");
+    assert!(
+        ws_white.hello["handoff_url"]
+            .as_str()
+            .unwrap()
+            .contains("?seat=")
+    );
+    assert_eq!(spectator_early.hello["seat"], Value::Null);
+    assert_eq!(spectator_early.hello["handoff_url"], Value::Null);
+
+    let mut versions = vec![spectator_early.state["version"].as_u64().unwrap()];
+    let mut seen_turns: Vec<String> = Vec::new();
+    let mut state = ws_white.state.clone();
+    for ply in 0..400 {
+        if state["status"] == "finished" {
+            break;
+        }
+        let turn = eager_turn(&state);
+        let mover = if state["to_move"] == "white" {
+            &mut ws_white
+        } else {
+            &mut ws_black
+        };
+        mover.play(&turn).await;
+        state = mover.state_with_turns(ply + 1).await;
+        // The spectator sees every turn, in order, each in a state with a higher version.
+        let seen = spectator_early.state_with_turns(ply + 1).await;
+        versions.push(seen["version"].as_u64().unwrap());
+        seen_turns.push(turns(&seen)[ply].clone());
+        assert_eq!(turns(&seen), turns(&state));
+    }
+    assert_eq!(
+        state["status"], "finished",
+        "{variant} did not finish: {state}"
+    );
+    assert!(versions.windows(2).all(|w| w[0] < w[1]), "{versions:?}");
+    assert_eq!(seen_turns, turns(&state));
+    assert!(["1-0", "0-1", "1/2-1/2"].contains(&state["result"].as_str().unwrap()));
+    assert!(state["termination"].is_string());
+    assert!(state["legal"].as_array().unwrap().is_empty());
+    state
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_games_of_several_variants_reach_a_result() {
+    let server = TestServer::start().await;
+    for variant in [
+        "six-mens-morris",
+        "three-mens-morris",
+        "nine-mens-morris",
+        "lasker-morris",
+        "morabaraba",
+    ] {
+        let state = play_out(&server, variant).await;
+        // The record of the finished game says the same.
+        let record = server
+            .http()
+            .client
+            .get(format!(
+                "{}/g/{}/record",
+                server.base,
+                state["id"].as_str().unwrap()
+            ))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            record.contains(&format!(
+                "[Result \"{}\"]",
+                state["result"].as_str().unwrap()
+            )),
+            "{record}"
+        );
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_third_visitor_gets_no_seat_and_only_one_of_many_simultaneous_joins_wins() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "random").await;
+    let joins = (0..12).map(|_| {
+        let http = http.clone();
+        let id = white.id.clone();
+        tokio::spawn(async move {
+            http.request("POST", &format!("/api/games/{id}/join"), None, None)
+                .await
+        })
+    });
+    let mut won = 0;
+    for j in joins {
+        let (status, body) = j.await.unwrap();
+        match status {
+            200 => won += 1,
+            409 => assert_eq!(body["error"], "seats_taken"),
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert_eq!(won, 1);
+    let watcher = server.ws(&white.id, None).await;
+    assert_eq!(watcher.hello["seat"], Value::Null);
+    assert_eq!(watcher.state["status"], "playing");
+    // A wrong secret is no seat either.
+    let stranger = server.ws(&white.id, Some("not-the-secret")).await;
+    assert_eq!(stranger.hello["seat"], Value::Null);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn spectators_and_out_of_turn_players_are_refused_and_nothing_changes() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut spectator = server.ws(&white.id, None).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    let before = spectator.state.clone();
+
+    spectator.play("d6").await;
+    let err = spectator.next_of("error").await;
+    assert_eq!(err["code"], "not_seated");
+
+    ws_black.play("d6").await;
+    let err = ws_black.next_of("error").await;
+    assert_eq!(err["code"], "not_your_turn");
+
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    ws_white.play("d6-d5").await;
+    assert_eq!(ws_white.next_of("error").await["code"], "illegal_turn");
+    ws_white.play("zz9").await;
+    assert_eq!(ws_white.next_of("error").await["code"], "bad_notation");
+
+    let after = http.state(&white.id).await;
+    assert_eq!(after["version"], before["version"]);
+    assert_eq!(after["position"], before["position"]);
+    assert!(turns(&after).is_empty());
+
+    // The game goes on normally afterwards.
+    ws_white.play("d6").await;
+    assert_eq!(turns(&ws_black.state_with_turns(1).await), ["d6"]);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn malformed_unknown_and_oversized_messages_get_errors_and_no_panic() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    http.join(&white.id).await;
+    let mut ws = server.ws(&white.id, Some(&white.secret)).await;
+
+    for (text, code) in [
+        ("not json", "malformed"),
+        ("{\"type\": 7}", "malformed"),
+        ("[1,2,3]", "malformed"),
+        ("{\"type\":\"teleport\",\"to\":\"a1\"}", "unknown_type"),
+        ("{\"type\":\"move\"}", "malformed"),
+        (
+            "{\"type\":\"move\",\"move\":\"a1\",\"extra\":1}",
+            "malformed",
+        ),
+    ] {
+        ws.send_text(text).await;
+        let err = ws.next_of("error").await;
+        assert_eq!(err["code"], code, "{text}: {err}");
+        assert!(err["message"].as_str().unwrap().len() > 5);
+    }
+    ws.stream
+        .send(Message::binary(vec![1u8, 2, 3]))
+        .await
+        .unwrap();
+    assert_eq!(ws.next_of("error").await["code"], "malformed");
+    ws.send_json(json!({"type": "ping"})).await;
+    assert_eq!(ws.next_of("pong").await["type"], "pong");
+    ws.send_json(json!({"type": "sync"})).await;
+    assert_eq!(ws.next_of("state").await["version"], ws.state["version"]);
+
+    // An oversized frame closes that connection with 1009; the server keeps serving others.
+    let mut big = server.ws(&white.id, Some(&white.secret)).await;
+    big.send_text(&format!(
+        "{{\"type\":\"move\",\"move\":\"{}\"}}",
+        "a".repeat(100_000)
+    ))
+    .await;
+    assert_eq!(big.closed().await, Some(1009));
+    ws.play("a1").await;
+    assert_eq!(turns(&ws.state_with_turns(1).await), ["a1"]);
+
+    // An unknown game is a 404 before any upgrade.
+    let (status, _) = http
+        .request("GET", "/api/games/AAAAAAAAAAAAAAAAAAAAAA/ws", None, None)
+        .await;
+    assert_eq!(status, 404);
+    let url = format!("ws://{}/api/games/AAAAAAAAAAAAAAAAAAAAAA/ws", server.addr);
+    match tokio_tungstenite::connect_async(url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 404)
+        }
+        other => panic!("expected a 404 handshake, got {other:?}"),
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_player_who_reconnects_keeps_the_seat_and_sees_the_same_state() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    ws_white.play("a1").await;
+    ws_black.state_with_turns(1).await;
+    ws_black.play("e5").await;
+    let state = ws_white.state_with_turns(2).await;
+    assert_eq!(state["seats"]["black"]["connected"], true);
+
+    drop(ws_black);
+    // The opponent sees Black go offline.
+    loop {
+        let s = ws_white.next_of("state").await;
+        if s["seats"]["black"]["connected"] == false {
+            break;
+        }
+    }
+    let mut again = Ws::connect(server.addr, &white.id, Some(&black.secret)).await;
+    assert_eq!(again.hello["seat"], "black");
+    assert_eq!(again.state["position"], state["position"]);
+    assert_eq!(again.state["turns"], state["turns"]);
+    ws_white.play("a3").await;
+    again.state_with_turns(3).await;
+    again.play("e3").await;
+    assert_eq!(
+        turns(&ws_white.state_with_turns(4).await),
+        ["a1", "e5", "a3", "e3"]
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_http_api_answers_with_fitting_statuses() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let (status, body) = http.request("GET", "/api/variants", None, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(body.as_array().unwrap().len(), 8);
+    assert_eq!(body[4]["slug"], "nine-mens-morris");
+    assert_eq!(body[4]["options"][0]["key"], "flying");
+    assert_eq!(body[4]["board"]["points"].as_array().unwrap().len(), 24);
+
+    let (status, _) = http.request("GET", "/healthz", None, None).await;
+    assert_eq!(status, 200);
+    let (status, body) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "ten-mens-morris"})),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_variant")));
+    let (status, _) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "six-mens-morris", "options": {"flying": "on"}})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let (status, body) = http
+        .request("POST", "/api/games", None, Some(json!("nonsense")))
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("malformed")));
+
+    let white = http.create("nine-mens-morris", "white").await;
+    let id = white.id.clone();
+    let state = http.state(&id).await;
+    for key in [
+        "version",
+        "variant",
+        "options",
+        "position",
+        "turns",
+        "to_move",
+        "legal",
+        "status",
+        "result",
+        "termination",
+    ] {
+        assert!(state.get(key).is_some(), "state lacks {key}: {state}");
+    }
+    assert_eq!(state["status"], "waiting");
+    assert_eq!(state["position"], "- - 9/9 w");
+
+    let (status, body) = http.play(&white, "d6").await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("not_started")));
+    let black = http.join(&id).await;
+    let (status, _) = http
+        .request("POST", &format!("/api/games/{id}/join"), None, None)
+        .await;
+    assert_eq!(status, 409);
+    let (status, body) = http
+        .request(
+            "POST",
+            &format!("/api/games/{id}/move"),
+            None,
+            Some(json!({"move": "d6"})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (401, Some("unauthenticated"))
+    );
+    let (status, _) = http
+        .request(
+            "POST",
+            &format!("/api/games/{id}/move"),
+            Some("wrong"),
+            Some(json!({"move": "d6"})),
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, _) = http.play(&black, "d6").await;
+    assert_eq!(status, 409);
+    let (status, _) = http.play(&white, "h9").await;
+    assert_eq!(status, 400);
+    let (status, body) = http.play(&white, "d6").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["turns"], json!(["d6"]));
+    assert_eq!(body["to_move"], "black");
+    let (status, _) = http.play(&black, "d6").await;
+    assert_eq!(status, 422);
+    let (status, _) = http.request("GET", "/api/games/nope", None, None).await;
+    assert_eq!(status, 404);
+    let (status, _) = http
+        .request(
+            "POST",
+            "/api/games/AAAAAAAAAAAAAAAAAAAAAA/move",
+            Some("x"),
+            Some(json!({"move": "d6"})),
+        )
+        .await;
+    assert_eq!(status, 404);
+    server.stop().await;
+}
