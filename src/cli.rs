@@ -95,13 +95,17 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let mut out = std::io::stdout().lock();
-    match run(cli, &mut out) {
+    // Only the listing commands write to stdout, so only they hold its lock: the server logs
+    // from every worker thread.
+    let result = match cli.command {
+        None | Some(Command::Serve(_)) => run(cli, &mut std::io::sink()),
+        Some(_) => run(cli, &mut std::io::stdout().lock()),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`| head`) is not an error of ours.
         Err(CliError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            let _ = out.flush();
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }

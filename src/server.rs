@@ -85,6 +85,7 @@ pub async fn run(
     stop.cancel();
     rooms.wait_closed().await;
     sweep.abort();
+    rooms.store().close().await;
     tracing::info!("stopped");
     served.map_err(ServerError::Io)
 }

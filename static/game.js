@@ -222,16 +222,19 @@ function render() {
     mill: mills,
   });
 
-  // Turn list.
+  // Turn list: one numbered line per pair of turns, White's then Black's.
   const list = $('turns');
-  list.replaceChildren(
-    ...state.turns.map((t, i) => {
-      const li = document.createElement('li');
-      li.textContent = t;
-      li.className = i % 2 === 0 ? 'w' : 'b';
-      return li;
-    }),
-  );
+  const rows = [];
+  for (let i = 0; i < state.turns.length; i += 2) {
+    const li = document.createElement('li');
+    for (const t of state.turns.slice(i, i + 2)) {
+      const span = document.createElement('span');
+      span.textContent = t;
+      li.appendChild(span);
+    }
+    rows.push(li);
+  }
+  list.replaceChildren(...rows);
   list.scrollTop = list.scrollHeight;
 
   // Both sides.
@@ -241,7 +244,9 @@ function render() {
       const div = document.createElement('div');
       div.className = `side ${c}${state.status === 'playing' && state.to_move === c ? ' to-move' : ''}`;
       const seat = state.seats[c];
-      const who = hello && hello.seat === c ? 'you' : seat.taken ? 'opponent' : 'open seat';
+      let who = 'open seat';
+      if (hello && hello.seat === c) who = 'you';
+      else if (seat.taken) who = hello && hello.seat ? 'opponent' : 'player';
       const online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
         <span class="presence ${online}"></span><br>

@@ -166,8 +166,14 @@ pub async fn game(
     let share = format!("{}/g/{id}", base_url(&app.config, &headers));
     let turns: String = state
         .turns
-        .iter()
-        .map(|t| format!("<li>{}</li>", escape(t)))
+        .chunks(2)
+        .map(|pair| {
+            let spans: String = pair
+                .iter()
+                .map(|t| format!("<span>{}</span>", escape(t)))
+                .collect();
+            format!("<li>{spans}</li>")
+        })
         .collect();
     let you = match seat {
         Some(c) => format!("You play {}.", c.name()),

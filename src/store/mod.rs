@@ -266,6 +266,12 @@ impl Store {
         result.await.map_err(|_| StoreError::Closed)?
     }
 
+    /// Closes the pool after the writes in flight (graceful shutdown). SQLite checkpoints its
+    /// write-ahead log when the last connection closes.
+    pub async fn close(&self) {
+        on_pool!(&self.backend, pool => pool.close().await);
+    }
+
     /// Whether the database answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
         on_pool!(&self.backend, pool => {

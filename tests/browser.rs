@@ -1,0 +1,321 @@
+//! End to end in a real headless Chromium (Debian's chromium and chromium-driver, which
+//! scripts/test installs), driven with fantoccini: one browser creates a Six Men's Morris game on
+//! the home page, a second opens the share link and takes the seat, a third watches on a
+//! phone-sized window. They play a whole game by clicking the board until one side wins.
+
+mod support;
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{TestServer, eager_turn};
+
+/// chromedriver on a free port, killed when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    _profiles: tempfile::TempDir,
+}
+
+impl Driver {
+    async fn start() -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let exe =
+            std::env::var("MERELS_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+        let child = Command::new(&exe)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("{exe} does not start ({e}): scripts/test installs chromium-driver")
+            });
+        let url = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while client.get(format!("{url}/status")).send().await.is_err() {
+            assert!(Instant::now() < deadline, "chromedriver never answered");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Driver {
+            child,
+            url,
+            _profiles: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A new browser with its own profile (its own cookies), of the given window size.
+    async fn browser(&self, name: &str, width: u32, height: u32) -> Client {
+        let profile = self._profiles.path().join(name);
+        let chromium =
+            std::env::var("MERELS_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let caps = json!({
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--no-first-run", "--disable-quic", format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={width},{height}")
+                ]
+            }
+        });
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("a Chromium session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(15);
+
+async fn text(c: &Client, css: &str) -> String {
+    match c.find(Locator::Css(css)).await {
+        Ok(e) => e.text().await.unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
+    c.find(Locator::Css(css))
+        .await
+        .ok()?
+        .attr(name)
+        .await
+        .ok()?
+}
+
+/// Waits until `#you` says `expected`.
+async fn wait_text(c: &Client, css: &str, expected: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = text(c, css).await;
+        if got.contains(expected) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{css} never said '{expected}' (it says '{got}')"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// Waits until the page shows the state of `version`.
+async fn wait_version(c: &Client, version: u64) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = attr(c, "#game", "data-version")
+            .await
+            .and_then(|v| v.parse::<u64>().ok());
+        if got == Some(version) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page never reached version {version} (at {got:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+async fn click(c: &Client, point: &str) {
+    c.find(Locator::Css(&format!("[data-point=\"{point}\"]")))
+        .await
+        .unwrap_or_else(|e| panic!("no point {point}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {point}: {e}"));
+}
+
+/// Plays a turn written in notation by clicking: the man to move (if any), the destination, and
+/// the man to remove (if any).
+async fn click_turn(c: &Client, turn: &str) {
+    let (moving, remove) = match turn.split_once('x') {
+        Some((m, r)) => (m, Some(r)),
+        None => (turn, None),
+    };
+    for point in moving.split('-') {
+        click(c, point).await;
+    }
+    if let Some(r) = remove {
+        // Only removable men respond once the mill is closed.
+        let deadline = Instant::now() + WAIT;
+        while !attr(c, &format!("[data-point=\"{r}\"]"), "class")
+            .await
+            .unwrap_or_default()
+            .contains("removable")
+        {
+            assert!(Instant::now() < deadline, "{r} never became removable");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        click(c, r).await;
+    }
+}
+
+async fn count(c: &Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+fn screenshots_dir() -> PathBuf {
+    let dir = std::env::var("MERELS_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_browsers_play_a_whole_game_while_a_third_watches() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let white = driver.browser("white", 1100, 850).await;
+    let black = driver.browser("black", 1100, 850).await;
+    let watcher = driver.browser("watcher", 390, 844).await;
+
+    // The creator picks Six Men's Morris and White on the home page.
+    white.goto(&format!("{}/", server.base)).await.unwrap();
+    white
+        .find(Locator::Css("#v-six-mens-morris input[value=\"white\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    white
+        .find(Locator::Css("#v-six-mens-morris button[type=\"submit\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    let share = white
+        .find(Locator::Css("#share"))
+        .await
+        .unwrap()
+        .prop("value")
+        .await
+        .unwrap()
+        .unwrap();
+    let id = share.rsplit('/').next().unwrap().to_string();
+    assert!(share.starts_with(&server.base), "{share}");
+    assert_eq!(http.state(&id).await["status"], "waiting");
+
+    // The first to open the link takes the seat; the next one watches.
+    black.goto(&share).await.unwrap();
+    wait_text(&black, "#you", "You play black.").await;
+    watcher.goto(&share).await.unwrap();
+    wait_text(&watcher, "#you", "You are watching.").await;
+    wait_text(&white, "#spectators", "1 spectator").await;
+    assert!(
+        !attr(&white, "#handoff", "hidden").await.is_some(),
+        "a seated player sees the handoff link"
+    );
+
+    let mut ply = 0;
+    loop {
+        let state = http.state(&id).await;
+        let version = state["version"].as_u64().unwrap();
+        for page in [&white, &black, &watcher] {
+            wait_version(page, version).await;
+        }
+        // The watcher's board follows every turn.
+        let on_board = &state["on_board"];
+        assert_eq!(
+            count(&watcher, ".point.white").await as u64,
+            on_board["white"].as_u64().unwrap()
+        );
+        assert_eq!(
+            count(&watcher, ".point.black").await as u64,
+            on_board["black"].as_u64().unwrap()
+        );
+        if let Some(last) = state["last_turn"].as_str() {
+            assert!(text(&watcher, "#turns").await.contains(last));
+        }
+        if state["status"] == "finished" {
+            break;
+        }
+        if ply == 8 {
+            let dir = screenshots_dir();
+            std::fs::write(
+                dir.join("game-desktop.png"),
+                white.screenshot().await.unwrap(),
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("game-phone.png"),
+                watcher.screenshot().await.unwrap(),
+            )
+            .unwrap();
+        }
+        if ply == 12 {
+            // A reload in the middle keeps the seat.
+            black.refresh().await.unwrap();
+            wait_text(&black, "#you", "You play black.").await;
+            wait_version(&black, version).await;
+        }
+        let turn = eager_turn(&state);
+        let mover = if state["to_move"] == "white" {
+            &white
+        } else {
+            &black
+        };
+        if ply == 0 {
+            // The first turn with the keyboard alone: Tab to the point, then Enter.
+            mover
+                .execute(
+                    "document.querySelector('[data-point=\"a1\"]').focus()",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            assert_eq!(turn, "a1");
+            mover
+                .active_element()
+                .await
+                .unwrap()
+                .send_keys("\u{E007}")
+                .await
+                .unwrap();
+        } else {
+            click_turn(mover, &turn).await;
+        }
+        ply += 1;
+        assert!(ply < 200, "the game did not end");
+    }
+
+    let state = http.state(&id).await;
+    assert_eq!(state["status"], "finished");
+    let winner = if state["winner"] == "white" {
+        "White wins"
+    } else {
+        "Black wins"
+    };
+    for page in [&white, &black, &watcher] {
+        wait_text(page, "#banner", winner).await;
+    }
+    for c in [white, black, watcher] {
+        c.close().await.unwrap();
+    }
+    server.stop().await;
+}
