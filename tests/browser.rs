@@ -228,7 +228,7 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
     wait_text(&watcher, "#you", "You are watching.").await;
     wait_text(&white, "#spectators", "1 spectator").await;
     assert!(
-        !attr(&white, "#handoff", "hidden").await.is_some(),
+        attr(&white, "#handoff", "hidden").await.is_none(),
         "a seated player sees the handoff link"
     );
 
