@@ -40,8 +40,8 @@ pub struct Config {
     pub room_idle_secs: u64,
 
     /// Days after which an unfinished game nobody touched is closed as abandoned.
-    #[arg(long, env = "MERELS_ABANDON_AFTER_DAYS", default_value_t = 30)]
-    pub abandon_after_days: u64,
+    #[arg(long, env = "MERELS_ABANDON_AFTER_DAYS", default_value_t = 30.0)]
+    pub abandon_after_days: f64,
 
     /// Largest WebSocket message accepted, in bytes.
     #[arg(long, env = "MERELS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
@@ -70,7 +70,7 @@ impl Config {
             public_url: None,
             log_format: LogFormat::Text,
             room_idle_secs: 60,
-            abandon_after_days: 30,
+            abandon_after_days: 30.0,
             max_message_bytes: 4096,
         }
     }
@@ -82,6 +82,6 @@ impl Config {
 
     /// How long before an untouched game is abandoned.
     pub fn abandon_after(&self) -> Duration {
-        Duration::from_secs(self.abandon_after_days * 86_400)
+        Duration::from_secs_f64(self.abandon_after_days.max(0.0) * 86_400.0)
     }
 }

@@ -166,6 +166,10 @@ pub struct GameState {
     pub seats: Sides<SeatView>,
     /// How many others are watching.
     pub spectators: u32,
+    /// Once the game is finished: the position string before the first turn and after each
+    /// turn, for replaying it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub positions: Vec<String>,
 }
 
 impl GameState {
@@ -227,8 +231,29 @@ impl GameState {
             fresh_mills,
             seats,
             spectators,
+            positions: if status == Status::Finished {
+                positions(game)
+            } else {
+                Vec::new()
+            },
         }
     }
+}
+
+/// Every position of a game, from its start to its end.
+fn positions(game: &Game) -> Vec<String> {
+    let variant = game.variant();
+    let mut pos = *game.start();
+    let mut out = Vec::with_capacity(game.turns().len() + 1);
+    out.push(variant.position_string(&pos));
+    for &turn in game.turns() {
+        match variant.play(&pos, turn) {
+            Ok(next) => pos = next,
+            Err(_) => break, // cannot happen: the game's turns were all played
+        }
+        out.push(variant.position_string(&pos));
+    }
+    out
 }
 
 /// A point of the board as a client draws it.

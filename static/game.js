@@ -32,6 +32,7 @@ let pending = null; // a move that closes a mill, waiting for the man to remove
 let triedJoin = false;
 let retry = 0;
 let lastAnnounced = null;
+let view = null; // in a finished game: how many turns into the replay the board shows
 
 function setConn(text, ok) {
   const conn = $('conn');
@@ -203,17 +204,22 @@ function describe(turn, color) {
 
 function render() {
   if (!state || !board) return;
-  const men = parsePosition(state.position);
+  // A finished game is a replay: the board shows the position after `view` turns.
+  const replay = state.status === 'finished' && Array.isArray(state.positions);
+  if (replay && (view === null || view > state.turns.length)) view = state.turns.length;
+  const atEnd = !replay || view === state.turns.length;
+  const men = parsePosition(replay ? state.positions[view] : state.position);
+  const lastTurn = replay ? (view > 0 ? state.turns[view - 1] : null) : state.last_turn;
   const removable = new Set();
   if (pending) {
     for (const t of turns()) if (t.move === pending && t.remove) removable.add(t.remove);
   }
   const last = new Set();
-  if (state.last_turn) {
-    const [move] = state.last_turn.split('x');
+  if (lastTurn) {
+    const [move] = lastTurn.split('x');
     for (const p of move.split('-')) last.add(p);
   }
-  const mills = new Set(state.fresh_mills.flat());
+  const mills = new Set(atEnd ? state.fresh_mills.flat() : []);
   board.show(men, {
     targets: targets(),
     selected: new Set(selected ? [selected] : pending ? [pending.split('-').pop()] : []),
@@ -221,17 +227,21 @@ function render() {
     last,
     mill: mills,
   });
+  const controls = $('replay');
+  controls.hidden = !replay;
+  if (replay) $('replay-at').textContent = `${view} / ${state.turns.length}`;
 
   // Turn list: one numbered line per pair of turns, White's then Black's.
   const list = $('turns');
   const rows = [];
   for (let i = 0; i < state.turns.length; i += 2) {
     const li = document.createElement('li');
-    for (const t of state.turns.slice(i, i + 2)) {
+    state.turns.slice(i, i + 2).forEach((t, j) => {
       const span = document.createElement('span');
       span.textContent = t;
+      if (replay && i + j === view - 1) span.className = 'current';
       li.appendChild(span);
-    }
+    });
     rows.push(li);
   }
   list.replaceChildren(...rows);
@@ -297,11 +307,30 @@ function render() {
   }
 }
 
+function step(where) {
+  if (!state || state.status !== 'finished') return;
+  const n = state.turns.length;
+  const to = { first: 0, prev: view - 1, next: view + 1, last: n }[where];
+  view = Math.max(0, Math.min(n, to));
+  render();
+  announce(view === 0 ? 'Start of the game.' : `Turn ${view}: ${state.turns[view - 1]}`);
+}
+
+for (const button of document.querySelectorAll('#replay button')) {
+  button.addEventListener('click', () => step(button.dataset.step));
+}
+
 document.addEventListener('keydown', (ev) => {
   if (ev.key === 'Escape' && (selected || pending)) {
     selected = null;
     pending = null;
     render();
+  }
+  if (ev.target instanceof HTMLInputElement) return;
+  const keys = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
+  if (keys[ev.key] && state && state.status === 'finished') {
+    ev.preventDefault();
+    step(keys[ev.key]);
   }
 });
 

@@ -185,7 +185,7 @@ fn screenshots_dir() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_browsers_play_a_whole_game_while_a_third_watches() {
-    let server = TestServer::start().await;
+    let mut server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
     let white = driver.browser("white", 1100, 850).await;
@@ -274,6 +274,14 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
             wait_text(&black, "#you", "You play black.").await;
             wait_version(&black, version).await;
         }
+        if ply == 16 {
+            // A server restart: every page reconnects by itself and carries on.
+            server = server.restart().await;
+            for page in [&white, &black, &watcher] {
+                wait_text(page, "#conn", "Connected").await;
+                wait_version(page, version).await;
+            }
+        }
         let turn = eager_turn(&state);
         let mover = if state["to_move"] == "white" {
             &white
@@ -314,6 +322,29 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
     for page in [&white, &black, &watcher] {
         wait_text(page, "#banner", winner).await;
     }
+
+    // The finished game is a replay: arrow keys and buttons step through it.
+    let n = state["turns"].as_array().unwrap().len();
+    wait_text(&watcher, "#replay-at", &format!("{n} / {n}")).await;
+    let body = watcher.find(Locator::Css("body")).await.unwrap();
+    body.send_keys("\u{E012}").await.unwrap(); // ArrowLeft
+    wait_text(&watcher, "#replay-at", &format!("{} / {n}", n - 1)).await;
+    watcher
+        .find(Locator::Css("#replay [data-step=\"first\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&watcher, "#replay-at", &format!("0 / {n}")).await;
+    assert_eq!(
+        count(&watcher, ".point.white, .point.black").await,
+        0,
+        "the start is an empty board"
+    );
+    body.send_keys("\u{E014}").await.unwrap(); // ArrowRight
+    wait_text(&watcher, "#replay-at", &format!("1 / {n}")).await;
+    assert_eq!(count(&watcher, ".point.white").await, 1);
     for c in [white, black, watcher] {
         c.close().await.unwrap();
     }

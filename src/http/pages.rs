@@ -195,6 +195,13 @@ pub async fn game(
          <p id=\"handoff\" class=\"handoff\" hidden><a href=\"#\">Continue on another device</a> \
          (this link carries your seat: keep it to yourself)</p>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
+         <div id=\"replay\" class=\"replay\" hidden>\
+         <button type=\"button\" data-step=\"first\" aria-label=\"First position\">⏮</button>\
+         <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">◀</button>\
+         <span id=\"replay-at\"></span>\
+         <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">▶</button>\
+         <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">⏭</button>\
+         </div>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
          </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",

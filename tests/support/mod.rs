@@ -41,7 +41,16 @@ impl TestServer {
 
     /// A server on the given database, with the configuration adjusted by `tweak`.
     pub async fn start_on(database_url: &str, tweak: impl FnOnce(&mut Config)) -> TestServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        TestServer::start_at("127.0.0.1:0".parse().unwrap(), database_url, tweak).await
+    }
+
+    /// A server at a given address (to restart one where its clients expect it).
+    pub async fn start_at(
+        addr: SocketAddr,
+        database_url: &str,
+        tweak: impl FnOnce(&mut Config),
+    ) -> TestServer {
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let mut config = Config::new(addr, database_url);
         tweak(&mut config);
@@ -76,6 +85,17 @@ impl TestServer {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         panic!("server at {} never became ready", self.base);
+    }
+
+    /// Shuts the server down gracefully and starts it again at the same address, on the same
+    /// database.
+    pub async fn restart(mut self) -> TestServer {
+        let dir = self._dir.take();
+        let (addr, url) = (self.addr, self.database_url.clone());
+        self.stop().await;
+        let mut again = TestServer::start_at(addr, &url, |_| {}).await;
+        again._dir = dir;
+        again
     }
 
     /// Shuts the server down gracefully and waits for it.

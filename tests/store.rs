@@ -1,0 +1,216 @@
+//! The store against both backends it supports: a real SQLite file and a real PostgreSQL server
+//! (a throwaway cluster started here). The same checks run on each.
+
+mod support;
+
+use merels::store::{GameEnd, GameRow, SeatColumn, Store, WriteOp, now_ms};
+use std::sync::atomic::Ordering;
+use support::PgCluster;
+
+fn game(id: &str, at: i64) -> GameRow {
+    GameRow {
+        id: id.into(),
+        variant: "six-mens-morris".into(),
+        options: String::new(),
+        white_secret_hash: Some("aa".repeat(32)),
+        black_secret_hash: None,
+        status: "waiting".into(),
+        result: None,
+        termination: None,
+        created_at: at,
+        updated_at: at,
+    }
+}
+
+fn turn(id: &str, ply: i64, notation: &str) -> WriteOp {
+    WriteOp::AppendTurn {
+        id: id.into(),
+        ply,
+        notation: notation.into(),
+        at: now_ms(),
+        end: None,
+    }
+}
+
+async fn exercise(store: Store) {
+    store.ping().await.unwrap();
+    let at = now_ms();
+    assert!(
+        store
+            .write(WriteOp::CreateGame(game("g1", at)))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(WriteOp::CreateGame(game("g1", at)))
+            .await
+            .unwrap(),
+        "ids are unique"
+    );
+    assert_eq!(store.load("nope").await.unwrap(), None);
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.game, game("g1", at));
+    assert!(loaded.turns.is_empty());
+
+    // The empty seat goes to one claimant only.
+    let claim = |hash: &str| WriteOp::ClaimSeat {
+        id: "g1".into(),
+        seat: SeatColumn::Black,
+        hash: hash.into(),
+        at: now_ms(),
+    };
+    assert!(store.write(claim("bb")).await.unwrap());
+    assert!(!store.write(claim("cc")).await.unwrap());
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.game.black_secret_hash.as_deref(), Some("bb"));
+    assert_eq!(loaded.game.status, "playing");
+
+    // No two turns can claim the same ply, even when they race.
+    assert!(store.write(turn("g1", 0, "a1")).await.unwrap());
+    assert!(!store.write(turn("g1", 0, "a3")).await.unwrap());
+    let racers: Vec<_> = (0..16)
+        .map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .write(turn("g1", 1, &format!("c{}", i % 5 + 1)))
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut winners = 0;
+    for r in racers {
+        winners += usize::from(r.await.unwrap());
+    }
+    assert_eq!(winners, 1);
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(
+        loaded.turns.iter().map(|t| t.ply).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    assert_eq!(loaded.turns[0].notation, "a1");
+
+    // A turn that ends the game records the end with it; a later end changes nothing.
+    let end = GameEnd {
+        result: "1-0".into(),
+        termination: "fewer than three men".into(),
+    };
+    let last = WriteOp::AppendTurn {
+        id: "g1".into(),
+        ply: 2,
+        notation: "e5".into(),
+        at: now_ms(),
+        end: Some(end.clone()),
+    };
+    assert!(store.write(last).await.unwrap());
+    let resign = GameEnd {
+        result: "0-1".into(),
+        termination: "resignation".into(),
+    };
+    assert!(
+        !store
+            .write(WriteOp::Finish {
+                id: "g1".into(),
+                end: resign,
+                at: now_ms()
+            })
+            .await
+            .unwrap()
+    );
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(
+        (loaded.game.status.as_str(), loaded.game.result.as_deref()),
+        ("finished", Some("1-0"))
+    );
+    assert_eq!(
+        loaded.game.termination.as_deref(),
+        Some("fewer than three men")
+    );
+
+    // Group commit: many games' turns, sent at once, share transactions.
+    let before = (
+        store.stats().batches.load(Ordering::Relaxed),
+        store.stats().writes.load(Ordering::Relaxed),
+    );
+    for i in 0..40 {
+        assert!(
+            store
+                .write(WriteOp::CreateGame(game(&format!("m{i}"), at)))
+                .await
+                .unwrap()
+        );
+    }
+    let writes: Vec<_> = (0..40)
+        .flat_map(|i| (0..5).map(move |ply| (i, ply)))
+        .map(|(i, ply)| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                store
+                    .write(turn(&format!("m{i}"), ply, "a1"))
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    for w in writes {
+        assert!(w.await.unwrap());
+    }
+    let batches = store.stats().batches.load(Ordering::Relaxed) - before.0;
+    let written = store.stats().writes.load(Ordering::Relaxed) - before.1;
+    assert_eq!(written, 240);
+    assert!(
+        batches < written / 2,
+        "{batches} transactions for {written} writes"
+    );
+
+    // Stale and live games.
+    assert!(
+        store
+            .write(WriteOp::CreateGame(game("old", at - 60_000)))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.stale_games(at - 1, 100).await.unwrap(),
+        ["old"],
+        "finished and fresh games are not stale"
+    );
+    assert!(
+        store
+            .stale_games(at - 60_000, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let live = store.live_games(100).await.unwrap();
+    assert!(live.is_empty(), "{live:?}");
+    store.close().await;
+}
+
+#[tokio::test]
+async fn sqlite_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("nested/merels.db").display());
+    exercise(Store::connect(&url).await.unwrap()).await;
+    // Reopening runs no migration twice and finds everything.
+    let again = Store::connect(&url).await.unwrap();
+    assert_eq!(again.load("g1").await.unwrap().unwrap().turns.len(), 3);
+    assert_eq!(again.backend_name(), "sqlite");
+}
+
+#[tokio::test]
+async fn postgres_store() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("store").await;
+    exercise(Store::connect(&url).await.unwrap()).await;
+    let again = Store::connect(&url).await.unwrap();
+    assert_eq!(again.load("g1").await.unwrap().unwrap().turns.len(), 3);
+    assert_eq!(again.backend_name(), "postgres");
+}
+
+#[tokio::test]
+async fn a_bad_database_url_is_refused() {
+    assert!(Store::connect("mysql://localhost/x").await.is_err());
+}
