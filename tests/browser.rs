@@ -350,3 +350,70 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let page = driver.browser("boards", 800, 700).await;
+    let cases = [
+        ("three-mens-morris", json!({}), 9, 8),
+        ("three-mens-morris", json!({"diagonals": "off"}), 9, 6),
+        ("six-mens-morris", json!({}), 16, 12),
+        ("seven-mens-morris", json!({}), 17, 10),
+        ("nine-mens-morris", json!({}), 24, 16),
+        ("twelve-mens-morris", json!({}), 24, 20),
+    ];
+    for (variant, options, points, lines) in cases {
+        let (status, body) = http
+            .request(
+                "POST",
+                "/api/games",
+                None,
+                Some(json!({"variant": variant, "options": options})),
+            )
+            .await;
+        assert_eq!(status, 201);
+        let id = body["id"].as_str().unwrap();
+        page.goto(&format!("{}/g/{id}", server.base)).await.unwrap();
+        wait_text(&page, "#conn", "Connected").await;
+        assert_eq!(
+            count(&page, "[data-point]").await,
+            points,
+            "{variant} {options}"
+        );
+        assert_eq!(
+            count(&page, ".lines line").await,
+            lines,
+            "{variant} {options}"
+        );
+    }
+
+    // The "continue on another device" link carries a seat to a browser that never had it.
+    let seat = http.create("nine-mens-morris", "black").await;
+    let (status, body) = http
+        .request("POST", &format!("/api/games/{}/join", seat.id), None, None)
+        .await;
+    assert_eq!(status, 200);
+    let handoff = body["handoff_url"].as_str().unwrap().to_string();
+    page.goto(&handoff).await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    let url = page.current_url().await.unwrap();
+    assert!(
+        url.query().is_none(),
+        "the secret leaves the address bar: {url}"
+    );
+    page.refresh().await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    // A wrong secret gives nothing.
+    let other = driver.browser("other", 800, 700).await;
+    other
+        .goto(&format!("{}/g/{}?seat=wrong", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&other, "#you", "You are watching.").await;
+    page.close().await.unwrap();
+    other.close().await.unwrap();
+    server.stop().await;
+}
