@@ -6,16 +6,7 @@ mod support;
 
 use serde_json::Value;
 use std::time::Duration;
-use support::{Http, PgCluster, Process, TestServer, Ws, eager_turn, free_addr};
-
-fn turns(state: &Value) -> Vec<String> {
-    state["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_string())
-        .collect()
-}
+use support::{Http, PgCluster, Process, TestServer, Ws, eager_turn, free_addr, turns};
 
 fn http_for(base: String) -> Http {
     Http {

@@ -5,17 +5,8 @@ mod support;
 
 use futures_util::SinkExt;
 use serde_json::{Value, json};
-use support::{TestServer, Ws, eager_turn};
+use support::{TestServer, Ws, eager_turn, turns};
 use tokio_tungstenite::tungstenite::Message;
-
-fn turns(state: &Value) -> Vec<String> {
-    state["turns"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t.as_str().unwrap().to_string())
-        .collect()
-}
 
 /// Plays a whole game over two player sockets while a spectator watches; returns the final state.
 async fn play_out(server: &TestServer, variant: &str) -> Value {

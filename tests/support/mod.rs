@@ -315,6 +315,16 @@ impl Ws {
     }
 }
 
+/// The turns of a state, in notation.
+pub fn turns(state: &Value) -> Vec<String> {
+    state["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
+}
+
 /// Picks a turn from a state's legal turns: the first that removes a man, else the first.
 /// Deterministic, and it ends games: removals accumulate.
 pub fn eager_turn(state: &Value) -> String {
