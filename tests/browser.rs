@@ -417,3 +417,63 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
     other.close().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visitor_reads_every_variant_page_and_starts_a_game_from_one() {
+    let server = TestServer::start().await;
+    let driver = Driver::start().await;
+    let page = driver.browser("reader", 1100, 900).await;
+    page.goto(&format!("{}/", server.base)).await.unwrap();
+    assert_eq!(
+        count(&page, ".variants .diagram").await,
+        8,
+        "a thumbnail per variant"
+    );
+    std::fs::write(
+        screenshots_dir().join("home.png"),
+        page.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    for info in merels::catalog::Catalog::builtin().variants() {
+        page.goto(&format!("{}/variants/{}", server.base, info.slug()))
+            .await
+            .unwrap();
+        wait_text(&page, "h1", &info.title).await;
+        assert_eq!(
+            count(&page, "figure.board-figure svg").await,
+            1,
+            "{}",
+            info.slug()
+        );
+        if info.slug() == "six-mens-morris" {
+            std::fs::write(
+                screenshots_dir().join("variant-page.png"),
+                page.screenshot().await.unwrap(),
+            )
+            .unwrap();
+        }
+    }
+    // "Play" leads to the table setup on the same page; creating the game seats the visitor.
+    page.find(Locator::Css("a.button[href=\"#play\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.find(Locator::Css("#play input[value=\"black\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    page.find(Locator::Css("#play button[type=\"submit\"]"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&page, "#you", "You play black.").await;
+    wait_text(&page, "h1", "Morabaraba").await;
+    page.close().await.unwrap();
+    server.stop().await;
+}

@@ -5,6 +5,7 @@ mod api;
 mod assets;
 pub mod error;
 mod pages;
+pub mod variants;
 
 use crate::config::Config;
 use crate::rooms::Rooms;
@@ -29,6 +30,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route("/games", post(pages::create))
         .route("/g/{id}", get(pages::game))
+        .route("/variants/{slug}", get(variants::page))
         .route("/g/{id}/record", get(api::record))
         .route("/static/{*path}", get(assets::serve))
         .route("/healthz", get(api::healthz))

@@ -2,7 +2,9 @@
 //! (a shell that the thin client in `static/` brings to life). Pages read without JavaScript.
 
 use super::error::ApiError;
+use super::variants::board_svg;
 use super::{AppState, base_url, presented_secret, seat_cookie};
+use crate::catalog::VariantInfo;
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -29,7 +31,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// The frame every page shares.
-fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
+pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
     let script = script
         .map(|s| format!("<script type=\"module\" src=\"/static/{s}\"></script>"))
         .unwrap_or_default();
@@ -38,65 +40,108 @@ fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n</head>\n\
          <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
-         {main}\n<footer class=\"foot\">merels v{version} · No sign-up: share a link and play.\
-         </footer>\n{script}\n</body>\n</html>\n",
+         {main}\n<footer class=\"foot\">No sign-up required. Share a link and start playing. \
+         <span class=\"version\">v{version} · {commit}</span></footer>\n{script}\n</body>\n</html>\n",
         title = escape(title),
         version = env!("CARGO_PKG_VERSION"),
+        commit = env!("MERELS_COMMIT"),
     ))
 }
 
-/// `GET /`: every variant with its table setup.
+/// The table setup for a variant: its own options only, the colour, and the button.
+pub fn setup_form(info: &VariantInfo) -> String {
+    let slug = escape(info.slug());
+    let mut form = format!(
+        "<form method=\"post\" action=\"/games\" class=\"setup\">\n\
+         <input type=\"hidden\" name=\"variant\" value=\"{slug}\">\n"
+    );
+    for opt in &info.spec.options {
+        let _ = write!(
+            form,
+            "<label>{} <select name=\"opt.{}\" title=\"{}\">",
+            escape(&opt.label),
+            escape(&opt.key),
+            escape(&opt.description)
+        );
+        for v in &opt.values {
+            let selected = if v.value == opt.default {
+                " selected"
+            } else {
+                ""
+            };
+            let _ = write!(
+                form,
+                "<option value=\"{}\"{selected}>{}</option>",
+                escape(&v.value),
+                escape(&v.label)
+            );
+        }
+        form.push_str("</select></label>\n");
+    }
+    form.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
+    for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
+        let checked = if value == "random" { " checked" } else { "" };
+        let _ = write!(
+            form,
+            "<label><input type=\"radio\" name=\"color\" value=\"{value}\"{checked}> \
+             {label}</label>"
+        );
+    }
+    form.push_str("</fieldset>\n<button type=\"submit\">Create game</button>\n</form>\n");
+    form
+}
+
+/// `GET /`: every variant with a thumbnail of its board and its table setup, and the games being
+/// played now, which anyone can watch.
 pub async fn home(State(app): State<AppState>) -> Html<String> {
+    let catalog = app.rooms.catalog();
     let mut main = String::from(
         "<main class=\"home\">\n<h1>Play mill games with a friend</h1>\n\
          <p class=\"lead\">Pick a game and its rules, then send the link. Whoever opens it first \
-         plays you; everyone after watches live.</p>\n<section class=\"variants\">\n",
+         plays you; everyone after watches live. No sign-up.</p>\n<section class=\"variants\">\n",
     );
-    for info in app.rooms.catalog().variants() {
+    for info in catalog.variants() {
         let slug = escape(info.slug());
+        let thumbnail = info
+            .spec
+            .configure(&BTreeMap::new())
+            .map(|v| board_svg(v.board(), &format!("{} board", info.title)))
+            .unwrap_or_default();
         let _ = write!(
             main,
-            "<article class=\"variant\" id=\"v-{slug}\">\n<h2>{}</h2>\n<p>{}</p>\n\
-             <form method=\"post\" action=\"/games\">\n\
-             <input type=\"hidden\" name=\"variant\" value=\"{slug}\">\n",
+            "<article class=\"variant\" id=\"v-{slug}\">\n\
+             <a class=\"thumb\" href=\"/variants/{slug}\" tabindex=\"-1\">{thumbnail}</a>\n\
+             <h2><a href=\"/variants/{slug}\">{}</a></h2>\n<p>{}</p>\n{}</article>\n",
             escape(&info.title),
             escape(&info.summary),
+            setup_form(info),
         );
-        for opt in &info.spec.options {
-            let _ = write!(
-                main,
-                "<label>{} <select name=\"opt.{}\" title=\"{}\">",
-                escape(&opt.label),
-                escape(&opt.key),
-                escape(&opt.description)
-            );
-            for v in &opt.values {
-                let selected = if v.value == opt.default {
-                    " selected"
+    }
+    main.push_str("</section>\n<section class=\"live\">\n<h2>Being played now</h2>\n");
+    match app.rooms.store().live_games(20).await {
+        Ok(games) if !games.is_empty() => {
+            main.push_str("<ul class=\"live-games\">");
+            for (id, variant, options, plies) in games {
+                let title = catalog
+                    .get(&variant)
+                    .map(|v| v.title.clone())
+                    .unwrap_or(variant);
+                let options = if options.is_empty() {
+                    String::new()
                 } else {
-                    ""
+                    format!(" ({})", escape(&options.replace(',', ", ")))
                 };
                 let _ = write!(
                     main,
-                    "<option value=\"{}\"{selected}>{}</option>",
-                    escape(&v.value),
-                    escape(&v.label)
+                    "<li><a href=\"/g/{}\">{}{options}</a>, {plies} turn{} so far</li>",
+                    escape(&id),
+                    escape(&title),
+                    if plies == 1 { "" } else { "s" }
                 );
             }
-            main.push_str("</select></label>\n");
+            main.push_str("</ul>\n");
         }
-        main.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
-        for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
-            let checked = if value == "random" { " checked" } else { "" };
-            let _ = write!(
-                main,
-                "<label><input type=\"radio\" name=\"color\" value=\"{value}\"{checked}> \
-                 {label}</label>"
-            );
-        }
-        main.push_str(
-            "</fieldset>\n<button type=\"submit\">Create game</button>\n</form>\n</article>\n",
-        );
+        _ => main.push_str("<p>No game right now: start one above.</p>\n"),
     }
     main.push_str("</section>\n</main>");
     layout("merels · play mill games with a friend", &main, None)
@@ -192,7 +237,7 @@ pub async fn game(
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
          <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\
-         <p id=\"handoff\" class=\"handoff\" hidden><a href=\"#\">Continue on another device</a> \
+         <p id=\"handoff\" class=\"handoff\" hidden><a>Continue on another device</a> \
          (this link carries your seat: keep it to yourself)</p>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          <div id=\"replay\" class=\"replay\" hidden>\

@@ -1,0 +1,173 @@
+//! Every server-rendered page, fetched over HTTP: it renders, reads without JavaScript, and every
+//! link on it leads somewhere.
+
+mod support;
+
+use std::collections::BTreeSet;
+use support::TestServer;
+
+/// The values of an attribute (`href`, `src`, `action`) in a page.
+fn attributes(html: &str, name: &str) -> Vec<String> {
+    let needle = format!("{name}=\"");
+    html.match_indices(&needle)
+        .filter_map(|(i, _)| {
+            let rest = &html[i + needle.len()..];
+            rest.find('"').map(|end| rest[..end].replace("&amp;", "&"))
+        })
+        .collect()
+}
+
+fn ids(html: &str) -> BTreeSet<String> {
+    attributes(html, "id").into_iter().collect()
+}
+
+async fn get(server: &TestServer, path: &str) -> (u16, String) {
+    let res = reqwest::get(format!("{}{path}", server.base))
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.text().await.unwrap())
+}
+
+/// Fetches a page and checks every link on it.
+async fn check_page(server: &TestServer, path: &str) -> String {
+    let (status, html) = get(server, path).await;
+    assert_eq!(status, 200, "{path}");
+    assert!(html.starts_with("<!doctype html>"), "{path}");
+    assert!(
+        html.contains("<title>") && html.contains("<h1>") && html.contains("class=\"version\"")
+    );
+    for link in attributes(&html, "href")
+        .into_iter()
+        .chain(attributes(&html, "src"))
+    {
+        if let Some(anchor) = link.strip_prefix('#') {
+            assert!(
+                ids(&html).contains(anchor),
+                "{path}: no #{anchor} on the page"
+            );
+        } else if link.starts_with('/') {
+            let (status, _) = get(server, &link).await;
+            assert_eq!(status, 200, "{path} links to {link}");
+        } else {
+            panic!("{path}: unexpected link {link}");
+        }
+    }
+    for action in attributes(&html, "action") {
+        assert_eq!(action, "/games", "{path}");
+    }
+    html
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_renders_and_every_link_leads_somewhere() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("morabaraba", "white").await;
+    http.join(&white.id).await;
+    http.play(&white, "d6").await;
+
+    let home = check_page(&server, "/").await;
+    let catalog = merels::catalog::Catalog::builtin();
+    for info in catalog.variants() {
+        let slug = info.slug();
+        assert!(
+            home.contains(&format!("href=\"/variants/{slug}\"")),
+            "home lists {slug}"
+        );
+        assert!(home.contains(&format!("id=\"v-{slug}\"")));
+        let page = check_page(&server, &format!("/variants/{slug}")).await;
+        assert!(
+            page.contains(&format!("<h1>{}</h1>", info.title.replace('\'', "&#39;"))),
+            "{slug}"
+        );
+        assert!(
+            page.contains("<figure class=\"board-figure\"><svg"),
+            "{slug} draws its board"
+        );
+        assert!(
+            page.contains("<h3>History</h3>") || page.contains("<h3 id"),
+            "{slug} has a history"
+        );
+        assert!(page.contains("id=\"play\"") && page.contains("Create game"));
+        assert!(!page.contains("<script"), "{slug} reads without JavaScript");
+        assert_eq!(
+            page.contains("Rule changes"),
+            slug != "nine-mens-morris",
+            "{slug}"
+        );
+        // The table setup offers exactly the variant's own options.
+        for opt in &info.spec.options {
+            assert!(page.contains(&format!("name=\"opt.{}\"", opt.key)));
+        }
+        if info.spec.options.is_empty() {
+            assert!(!page.contains("name=\"opt."), "{slug} offers no options");
+        }
+    }
+    // Games being played are listed for anyone to watch.
+    assert!(
+        home.contains(&format!("href=\"/g/{}\"", white.id)),
+        "the live game is listed"
+    );
+    assert!(home.contains(&format!("v{} · ", env!("CARGO_PKG_VERSION"))));
+
+    let game = check_page(&server, &format!("/g/{}", white.id)).await;
+    assert!(
+        game.contains("<span>d6</span>"),
+        "the turns read without JavaScript"
+    );
+    let (status, _) = get(&server, "/variants/ten-mens-morris").await;
+    assert_eq!(status, 404);
+    let (status, _) = get(&server, "/g/AAAAAAAAAAAAAAAAAAAAAA").await;
+    assert_eq!(status, 404);
+    let (status, _) = get(&server, "/static/nothing.js").await;
+    assert_eq!(status, 404);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_setup_form_creates_a_seated_game_without_javascript() {
+    let server = TestServer::start().await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = client
+        .post(format!("{}/games", server.base))
+        .form(&[
+            ("variant", "three-mens-morris"),
+            ("opt.diagonals", "off"),
+            ("color", "black"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 303);
+    let location = res.headers()["location"].to_str().unwrap().to_string();
+    let cookie = res.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    let id = location.strip_prefix("/g/").unwrap();
+    let state = server.http().state(id).await;
+    assert_eq!(state["options"]["diagonals"], "off");
+    assert_eq!(state["seats"]["black"]["taken"], true);
+    let page = client
+        .get(format!("{}{location}", server.base))
+        .header("cookie", cookie.split(';').next().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("You play black."), "{page}");
+    let res = client
+        .post(format!("{}/games", server.base))
+        .form(&[("variant", "six-mens-morris"), ("opt.flying", "off")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 400);
+    server.stop().await;
+}
