@@ -202,6 +202,9 @@ fn describe_win(variant: &Variant) -> String {
     text
 }
 
+/// Words for one aspect of a variant; the flag says whether flying is a table option.
+type Describe = fn(&Variant, bool) -> String;
+
 /// One row of a "Rule changes" table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleRow {
@@ -222,7 +225,7 @@ pub fn rule_changes(standard: &VariantInfo, info: &VariantInfo) -> Vec<RuleRow> 
         return Vec::new();
     };
     let flying_option = |i: &VariantInfo| i.spec.options.iter().any(|o| o.key == "flying");
-    let rows: [(&'static str, fn(&Variant, bool) -> String); 5] = [
+    let rows: [(&'static str, Describe); 5] = [
         ("Board", |v, _| describe_board(v.board())),
         ("Men per player", |v, _| {
             format!("{}.", number(usize::from(v.rules().men)))
