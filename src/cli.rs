@@ -23,6 +23,13 @@ pub struct Cli {
 enum Command {
     /// Serve the site (the default when no command is given).
     Serve(Box<Config>),
+    /// Ask a running server whether it is alive (exit 0) or not (exit 1): the container's
+    /// health check, with no curl needed in the image.
+    Health {
+        /// The URL to ask; by default /healthz on the port of MERELS_BIND, on this host.
+        #[arg(long)]
+        url: Option<String>,
+    },
     /// List the variants with their table options and defaults.
     Variants,
     /// Count the turn sequences of DEPTH plies (the count alone is the last line).
@@ -142,6 +149,41 @@ impl From<String> for CliError {
     }
 }
 
+/// `merels health`: a plain HTTP/1.0 GET with a short timeout; success is a 200.
+fn health(url: Option<&str>) -> Result<(), CliError> {
+    use std::io::Read;
+    use std::net::{TcpStream, ToSocketAddrs};
+    use std::time::Duration;
+    let default = || {
+        let bind = std::env::var("MERELS_BIND").unwrap_or_else(|_| "0.0.0.0:8080".into());
+        let port = bind.rsplit(':').next().unwrap_or("8080").to_string();
+        format!("http://127.0.0.1:{port}/healthz")
+    };
+    let url = url.map_or_else(default, str::to_string);
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| CliError::Input(format!("{url}: only http:// URLs")))?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let addr = authority
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| CliError::Input(format!("{authority}: not an address")))?;
+    let timeout = Duration::from_secs(3);
+    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
+    stream.set_read_timeout(Some(timeout))?;
+    write!(stream, "GET /{path} HTTP/1.0\r\nHost: {authority}\r\n\r\n")?;
+    let mut response = String::new();
+    stream.take(4096).read_to_string(&mut response)?;
+    match response.split_whitespace().nth(1) {
+        Some("200") => Ok(()),
+        other => Err(CliError::Input(format!(
+            "{url} answered {}",
+            other.unwrap_or("nothing")
+        ))),
+    }
+}
+
 /// Starts logging and the runtime, then serves until SIGTERM or Ctrl-C.
 fn serve(config: Config) -> Result<(), CliError> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
@@ -175,6 +217,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
             serve(config)
         }
         Some(Command::Serve(config)) => serve(*config),
+        Some(Command::Health { url }) => health(url.as_deref()),
         Some(Command::Variants) => {
             for info in catalog.variants() {
                 writeln!(out, "{:<20} {}", info.slug(), info.title)?;

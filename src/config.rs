@@ -46,6 +46,39 @@ pub struct Config {
     /// Largest WebSocket message accepted, in bytes.
     #[arg(long, env = "MERELS_MAX_MESSAGE_BYTES", default_value_t = 4096)]
     pub max_message_bytes: usize,
+
+    /// Largest HTTP request body accepted, in bytes.
+    #[arg(long, env = "MERELS_MAX_BODY_BYTES", default_value_t = 16384)]
+    pub max_body_bytes: usize,
+
+    /// WebSocket messages per second one connection may send (bursts of twice that pass).
+    #[arg(long, env = "MERELS_MESSAGES_PER_SEC", default_value_t = 20)]
+    pub messages_per_sec: u32,
+
+    /// Games one IP address may create per minute.
+    #[arg(long, env = "MERELS_GAMES_PER_MINUTE", default_value_t = 10)]
+    pub games_per_minute: u32,
+
+    /// Open WebSocket connections one IP address may have.
+    #[arg(long, env = "MERELS_CONNECTIONS_PER_IP", default_value_t = 64)]
+    pub connections_per_ip: u32,
+
+    /// Origins (such as `https://merels.example.org`) whose pages may open game sockets, comma
+    /// separated; the site's own origin is always allowed.
+    #[arg(long, env = "MERELS_ALLOWED_ORIGINS", value_delimiter = ',')]
+    pub allowed_origins: Vec<String>,
+
+    /// Seconds an HTTP request may take.
+    #[arg(long, env = "MERELS_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
+    pub request_timeout_secs: u64,
+
+    /// Take the client's address from X-Forwarded-For (only behind a proxy that sets it).
+    #[arg(long, env = "MERELS_TRUST_FORWARDED_FOR")]
+    pub trust_forwarded_for: bool,
+
+    /// Seconds a graceful shutdown may take before the server exits anyway.
+    #[arg(long, env = "MERELS_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
+    pub shutdown_timeout_secs: u64,
 }
 
 /// Parses a [`Config`] on its own (for `merels` with no command).
@@ -72,6 +105,14 @@ impl Config {
             room_idle_secs: 60,
             abandon_after_days: 30.0,
             max_message_bytes: 4096,
+            max_body_bytes: 16384,
+            messages_per_sec: 20,
+            games_per_minute: 10,
+            connections_per_ip: 64,
+            allowed_origins: Vec::new(),
+            request_timeout_secs: 10,
+            trust_forwarded_for: false,
+            shutdown_timeout_secs: 10,
         }
     }
 

@@ -7,6 +7,7 @@
 //!   outcomes, notation and perft. No I/O, no async, no clock, no randomness.
 //! - [`catalog`]: the variant files under `variants/`, embedded in the binary: YAML front matter
 //!   for the engine above a Markdown rules page.
+//! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
 //! - [`protocol`]: the typed, versioned messages between clients and the server.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
 //! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
@@ -18,6 +19,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod http;
+pub mod metrics;
 pub mod protocol;
 pub mod rooms;
 pub mod rules;

@@ -336,6 +336,10 @@ pub enum ErrorCode {
     NotStarted,
     /// Both seats are taken.
     SeatsTaken,
+    /// A WebSocket upgrade from a page of another site.
+    ForbiddenOrigin,
+    /// The request took too long.
+    Timeout,
     /// The turn is not written in notation.
     BadNotation,
     /// The turn breaks the rules.
@@ -348,6 +352,16 @@ pub enum ErrorCode {
     Internal,
     /// The server is going down; reconnect.
     Unavailable,
+}
+
+impl ErrorCode {
+    /// The code as the protocol writes it (`not_your_turn`).
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
 }
 
 /// A message from the server.

@@ -5,9 +5,11 @@
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::http::{AppState, router};
+use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
 use crate::store::{Store, StoreError, now_ms};
 use std::future::Future;
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,7 +45,8 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let store = Store::connect(&config.database_url)
+    let metrics = Arc::new(Metrics::new());
+    let store = Store::open(&config.database_url, metrics)
         .await
         .map_err(ServerError::Store)?;
     let stop = CancellationToken::new();
@@ -61,14 +64,12 @@ pub async fn run(
         config.abandon_after(),
         stop.clone(),
     ));
-    let app = router(AppState {
-        rooms: rooms.clone(),
-        config: Arc::new(config),
-    });
+    let deadline = Duration::from_secs(config.shutdown_timeout_secs);
+    let app = router(AppState::new(rooms.clone(), config));
     let addr = listener.local_addr().map_err(ServerError::Io)?;
     tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
     let stop_serving = stop.clone();
-    let served = axum::serve(
+    let serving = axum::serve(
         listener,
         app.into_make_service_with_connect_info::<SocketAddr>(),
     )
@@ -81,9 +82,26 @@ pub async fn run(
         // Rooms close their connections (1012: reconnect) after the command they are on.
         stop_serving.cancel();
     })
-    .await;
+    .into_future();
+    // Once shutdown has begun, it may take `deadline` at most.
+    let late = async {
+        stop.cancelled().await;
+        tokio::time::sleep(deadline).await;
+    };
+    let served = tokio::select! {
+        served = serving => served,
+        () = late => {
+            tracing::warn!(?deadline, "connections still open at the shutdown deadline");
+            Ok(())
+        }
+    };
     stop.cancel();
-    rooms.wait_closed().await;
+    if tokio::time::timeout(deadline, rooms.wait_closed())
+        .await
+        .is_err()
+    {
+        tracing::warn!("games still writing at the shutdown deadline");
+    }
     sweep.abort();
     rooms.store().close().await;
     tracing::info!("stopped");

@@ -7,6 +7,7 @@
 //! 1009.
 
 use crate::http::error::ApiError;
+use crate::http::limits::{Bucket, client_ip, origin_allowed};
 use crate::http::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox};
@@ -14,10 +15,11 @@ use crate::rooms::{Actor, Connection, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,9 +27,30 @@ use std::time::Duration;
 pub async fn upgrade(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let metrics = app.rooms.metrics().clone();
+    if !origin_allowed(&app.config, &headers) {
+        metrics.limit("origin");
+        return ApiError::new(
+            ErrorCode::ForbiddenOrigin,
+            "game sockets open only from this site's own pages",
+        )
+        .into_response();
+    }
+    let Some(slot) = app.limits.connect(client_ip(&app.config, &headers, peer)) else {
+        metrics.limit("connections_per_ip");
+        return ApiError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "at most {} open connections from one address",
+                app.config.connections_per_ip
+            ),
+        )
+        .into_response();
+    };
     let secret = presented_secret(&headers, &id);
     let seat = match app.rooms.seat_of(&id, secret.clone()).await {
         Ok(seat) => seat,
@@ -42,12 +65,18 @@ pub async fn upgrade(
         .map(|s| format!("{}/g/{id}?seat={s}", base_url(&app.config, &headers)));
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
+    let bucket = app.limits.message_bucket();
     // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state.
     ws.read_buffer_size(4096)
         .write_buffer_size(4096)
         .max_message_size(limit)
         .max_frame_size(limit)
-        .on_upgrade(move |socket| serve(socket, rooms, id, seat, handoff))
+        .on_upgrade(move |socket| async move {
+            metrics.connections.inc();
+            serve(socket, rooms, id, seat, handoff, bucket).await;
+            metrics.connections.dec();
+            drop(slot);
+        })
 }
 
 fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
@@ -67,6 +96,7 @@ async fn serve(
     id: String,
     seat: Option<Color>,
     handoff: Option<String>,
+    mut bucket: Bucket,
 ) {
     let outbox = Arc::new(Outbox::new());
     let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
@@ -107,13 +137,29 @@ async fn serve(
         }
     });
 
+    // Messages over the rate are dropped with one `rate_limited` error per burst; a client that
+    // keeps flooding is cut off.
+    let mut strikes = 0u32;
     let close: Option<(u16, String)> = loop {
         tokio::select! {
             _ = &mut send => break None,
             frame = stream.next() => match frame {
                 None | Some(Ok(Message::Close(_))) => break None,
-                Some(Err(e)) => break too_big(e),
+                Some(Err(e)) => break too_big(&rooms, e),
+                Some(Ok(Message::Text(_) | Message::Binary(_))) if !bucket.take() => {
+                    rooms.metrics().limit("messages_per_sec");
+                    strikes += 1;
+                    if strikes == 1 {
+                        reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
+                            "too many messages: slow down").await;
+                    }
+                    if strikes > 200 {
+                        break Some((ApiError::close_code(ErrorCode::RateLimited),
+                            "too many messages".into()));
+                    }
+                }
                 Some(Ok(Message::Text(text))) => {
+                    strikes = 0;
                     handle(&rooms, &id, &conn, seat, &outbox, text.as_str()).await;
                 }
                 Some(Ok(Message::Binary(_))) => {
@@ -134,12 +180,15 @@ async fn serve(
 
 /// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
 /// connection is already broken).
-fn too_big(e: axum::Error) -> Option<(u16, String)> {
+fn too_big(rooms: &Rooms, e: axum::Error) -> Option<(u16, String)> {
     match e.into_inner().downcast::<tungstenite::Error>() {
-        Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => Some((
-            ApiError::close_code(ErrorCode::TooLarge),
-            "message too big".into(),
-        )),
+        Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => {
+            rooms.metrics().limit("message_size");
+            Some((
+                ApiError::close_code(ErrorCode::TooLarge),
+                "message too big".into(),
+            ))
+        }
         _ => None,
     }
 }

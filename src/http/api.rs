@@ -2,18 +2,20 @@
 //! bearer tokens (or the browser's seat cookie).
 
 use super::error::ApiError;
+use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::protocol::{ErrorCode, GameState, Geometry};
 use crate::rooms::{Actor, ColorChoice, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 
 /// `GET /healthz`: the process is alive.
 pub async fn healthz() -> &'static str {
@@ -133,18 +135,63 @@ fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: Status
     (status, [(SET_COOKIE, cookie)], Json(body)).into_response()
 }
 
-fn body<T>(json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    json.map(|Json(t)| t)
-        .map_err(|e| ApiError::new(ErrorCode::Malformed, e.body_text()))
+fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+    json.map(|Json(t)| t).map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            app.rooms.metrics().limit("body_size");
+            ApiError::new(ErrorCode::TooLarge, e.body_text())
+        } else {
+            ApiError::new(ErrorCode::Malformed, e.body_text())
+        }
+    })
+}
+
+/// Refuses a new game when the client's address has created too many this minute.
+pub fn check_game_rate(
+    app: &AppState,
+    headers: &HeaderMap,
+    peer: SocketAddr,
+) -> Result<(), ApiError> {
+    let ip = client_ip(&app.config, headers, peer);
+    if app.limits.allow_game(ip) {
+        Ok(())
+    } else {
+        app.rooms.metrics().limit("games_per_minute");
+        Err(ApiError::new(
+            ErrorCode::RateLimited,
+            format!(
+                "at most {} new games a minute from one address; try again shortly",
+                app.config.games_per_minute
+            ),
+        ))
+    }
+}
+
+/// `GET /metrics`: Prometheus text format.
+pub async fn metrics(State(app): State<AppState>) -> Response {
+    let metrics = app.rooms.metrics();
+    metrics.games_in_memory.set(app.rooms.live() as i64);
+    if let Ok(counts) = app.rooms.store().count_by_status().await {
+        for (status, n) in counts {
+            metrics.set_games(&status, n);
+        }
+    }
+    (
+        [(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        metrics.encode(),
+    )
+        .into_response()
 }
 
 /// `POST /api/games`: creates a game; the creator is seated.
 pub async fn create(
     State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     json: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let req = body(json)?;
+    let req = body(&app, json)?;
+    check_game_rate(&app, &headers, peer)?;
     let grant = app
         .rooms
         .create(&req.variant, &req.options, req.color)
@@ -185,7 +232,7 @@ pub async fn play(
     headers: HeaderMap,
     json: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<GameState>, ApiError> {
-    let req = body(json)?;
+    let req = body(&app, json)?;
     let actor = Actor::Secret(presented_secret(&headers, &id));
     Ok(Json(app.rooms.play(&id, actor, &req.turn).await?))
 }

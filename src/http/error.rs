@@ -47,7 +47,8 @@ impl ApiError {
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
             ErrorCode::Unauthenticated => StatusCode::UNAUTHORIZED,
-            ErrorCode::NotSeated => StatusCode::FORBIDDEN,
+            ErrorCode::NotSeated | ErrorCode::ForbiddenOrigin => StatusCode::FORBIDDEN,
+            ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::NotYourTurn
             | ErrorCode::GameOver
             | ErrorCode::NotStarted

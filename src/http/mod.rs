@@ -1,15 +1,17 @@
 //! HTTP: the routes, the JSON API for bots and scripts, the server-rendered pages, the embedded
 //! static client, and (in [`error`]) the one place where errors become status codes.
 
-mod api;
+pub mod api;
 mod assets;
 pub mod error;
+pub mod limits;
 mod pages;
 pub mod variants;
 
 use crate::config::Config;
 use crate::rooms::Rooms;
 use axum::Router;
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::{AUTHORIZATION, COOKIE, HOST};
 use axum::routing::{get, post};
@@ -22,10 +24,45 @@ pub struct AppState {
     pub rooms: Rooms,
     /// The configuration.
     pub config: Arc<Config>,
+    /// The abuse limits' state.
+    pub limits: Arc<limits::Limits>,
+}
+
+impl AppState {
+    /// The state for a configuration.
+    pub fn new(rooms: Rooms, config: Config) -> AppState {
+        AppState {
+            limits: Arc::new(limits::Limits::new(&config)),
+            rooms,
+            config: Arc::new(config),
+        }
+    }
+}
+
+/// Answers 408 for a request that takes longer than the configured limit, and counts it.
+async fn request_timeout(
+    State(app): State<AppState>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let limit = std::time::Duration::from_secs(app.config.request_timeout_secs);
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            app.rooms.metrics().limit("request_timeout");
+            error::ApiError::new(
+                crate::protocol::ErrorCode::Timeout,
+                "the request took too long",
+            )
+            .into_response()
+        }
+    }
 }
 
 /// The whole application: every route, ready to serve or to drive from a test.
 pub fn router(state: AppState) -> Router {
+    let body_limit = state.config.max_body_bytes;
     Router::new()
         .route("/", get(pages::home))
         .route("/games", post(pages::create))
@@ -41,6 +78,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/move", post(api::play))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .route("/metrics", get(api::metrics))
+        .layer(axum::extract::DefaultBodyLimit::max(body_limit))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            request_timeout,
+        ))
         .with_state(state)
 }
 

@@ -7,12 +7,13 @@ use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::catalog::VariantInfo;
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
+use std::net::SocketAddr;
 
 /// Escapes text for HTML content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -150,8 +151,11 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
 /// `POST /games` (the home page's forms): creates a game and takes the creator to it, seated.
 pub async fn create(
     State(app): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
+    super::api::check_game_rate(&app, &headers, peer)?;
     let variant = form.get("variant").map(String::as_str).unwrap_or_default();
     let color = match form.get("color").map(String::as_str) {
         Some("white") => ColorChoice::White,

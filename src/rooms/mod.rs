@@ -358,14 +358,33 @@ impl Rooms {
         self.call(id, |reply| Command::Join { reply }).await
     }
 
-    /// Plays a turn written in notation for `actor`; returns the new state once it is stored.
+    /// Plays a turn written in notation for `actor`; returns the new state once it is stored
+    /// and broadcast.
     pub async fn play(&self, id: &str, actor: Actor, turn: &str) -> Result<GameState, RoomError> {
-        self.call(id, |reply| Command::Move {
-            actor: actor.clone(),
-            turn: turn.to_string(),
-            reply,
-        })
-        .await
+        let started = std::time::Instant::now();
+        let result = self
+            .call(id, |reply| Command::Move {
+                actor: actor.clone(),
+                turn: turn.to_string(),
+                reply,
+            })
+            .await;
+        let metrics = self.metrics();
+        match &result {
+            Ok(_) => {
+                metrics.turns_accepted.inc();
+                metrics
+                    .turn_latency
+                    .observe(started.elapsed().as_secs_f64());
+            }
+            Err(e) => metrics.rejected(&e.code().name()),
+        }
+        result
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
+        self.inner.store.metrics()
     }
 
     /// The current state.

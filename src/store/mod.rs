@@ -8,6 +8,7 @@
 
 mod writer;
 
+use crate::metrics::Metrics;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -192,6 +193,7 @@ pub struct Store {
     backend: Backend,
     writes: mpsc::Sender<writer::Request>,
     stats: std::sync::Arc<WriterStats>,
+    metrics: std::sync::Arc<Metrics>,
 }
 
 impl Store {
@@ -199,6 +201,11 @@ impl Store {
     /// folder when missing, runs the migrations and starts the writer. The writer stops when every
     /// clone of the store is dropped, after committing what it was given.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::open(url, std::sync::Arc::new(Metrics::new())).await
+    }
+
+    /// [`Store::connect`], recording into the server's metrics.
+    pub async fn open(url: &str, metrics: std::sync::Arc<Metrics>) -> Result<Store, StoreError> {
         let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let options =
                 PgConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
@@ -234,11 +241,12 @@ impl Store {
             return Err(StoreError::BadUrl(url.chars().take(60).collect()));
         };
         let stats = std::sync::Arc::new(WriterStats::default());
-        let writes = writer::spawn(backend.clone(), stats.clone());
+        let writes = writer::spawn(backend.clone(), stats.clone(), metrics.clone());
         Ok(Store {
             backend,
             writes,
             stats,
+            metrics,
         })
     }
 
@@ -248,6 +256,24 @@ impl Store {
             Backend::Sqlite(_) => "sqlite",
             Backend::Postgres(_) => "postgres",
         }
+    }
+
+    /// The server's metrics.
+    pub fn metrics(&self) -> &std::sync::Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// How many games are stored with each status.
+    pub async fn count_by_status(&self) -> Result<Vec<(String, i64)>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let rows = sqlx::query("SELECT status, COUNT(*) AS n FROM games GROUP BY status")
+                .fetch_all(pool)
+                .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get("status")?, r.try_get("n")?)))
+                .collect::<Result<Vec<_>, sqlx::Error>>()
+                .map_err(StoreError::from)
+        })
     }
 
     /// The writer's counters (batches, writes, commit time).

@@ -6,6 +6,7 @@
 //! the others in the batch still commit, and its sender hears `false`.
 
 use super::{Backend, SeatColumn, StoreError, WriteOp, on_pool};
+use crate::metrics::Metrics;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -34,7 +35,11 @@ pub struct WriterStats {
 }
 
 /// Starts the writer; it ends when every sender is dropped, after finishing what it was given.
-pub(super) fn spawn(backend: Backend, stats: Arc<WriterStats>) -> mpsc::Sender<Request> {
+pub(super) fn spawn(
+    backend: Backend,
+    stats: Arc<WriterStats>,
+    metrics: Arc<Metrics>,
+) -> mpsc::Sender<Request> {
     let (tx, mut rx) = mpsc::channel::<Request>(4 * MAX_BATCH);
     tokio::spawn(async move {
         let mut batch = Vec::with_capacity(MAX_BATCH);
@@ -42,8 +47,12 @@ pub(super) fn spawn(backend: Backend, stats: Arc<WriterStats>) -> mpsc::Sender<R
             let started = Instant::now();
             let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
             let outcome = write_batch(&backend, &ops).await;
-            let micros = started.elapsed().as_micros() as u64;
-            stats.commit_micros.fetch_add(micros, Ordering::Relaxed);
+            let elapsed = started.elapsed();
+            stats
+                .commit_micros
+                .fetch_add(elapsed.as_micros() as u64, Ordering::Relaxed);
+            metrics.commit_latency.observe(elapsed.as_secs_f64());
+            metrics.batch_size.observe(batch.len() as f64);
             match outcome {
                 Ok(applied) => {
                     stats.batches.fetch_add(1, Ordering::Relaxed);

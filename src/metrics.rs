@@ -1,0 +1,139 @@
+//! What `/metrics` reports, in Prometheus text format: connections, games in memory and by
+//! status, turns accepted and rejected, the latency from a turn's arrival to its broadcast, the
+//! database's commit latency, and every abuse limit that was hit. One [`Metrics`] per server,
+//! shared by the store, the rooms and the transports.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// A label naming one thing: a status, a reason, a limit.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct Kind {
+    /// The value.
+    pub kind: String,
+}
+
+impl Kind {
+    fn of(kind: &str) -> Kind {
+        Kind {
+            kind: kind.to_string(),
+        }
+    }
+}
+
+/// Every metric of the server.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    /// Open WebSocket connections.
+    pub connections: Gauge,
+    /// Games with a room in memory.
+    pub games_in_memory: Gauge,
+    /// Stored games by status (set when scraped).
+    pub games: Family<Kind, Gauge>,
+    /// Turns stored and broadcast.
+    pub turns_accepted: Counter,
+    /// Turns refused, by error code.
+    pub turns_rejected: Family<Kind, Counter>,
+    /// Seconds from a turn's arrival to its broadcast.
+    pub turn_latency: Histogram,
+    /// Seconds per database transaction of the group-commit writer.
+    pub commit_latency: Histogram,
+    /// Writes per transaction.
+    pub batch_size: Histogram,
+    /// Abuse limits hit, by limit.
+    pub limits: Family<Kind, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh set, registered.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("merels");
+        let m = Metrics {
+            registry: Registry::default(),
+            connections: Gauge::default(),
+            games_in_memory: Gauge::default(),
+            games: Family::default(),
+            turns_accepted: Counter::default(),
+            turns_rejected: Family::default(),
+            turn_latency: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
+            commit_latency: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
+            batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 11)),
+            limits: Family::default(),
+        };
+        registry.register(
+            "connections_open",
+            "Open WebSocket connections",
+            m.connections.clone(),
+        );
+        registry.register(
+            "games_in_memory",
+            "Games with a room in memory",
+            m.games_in_memory.clone(),
+        );
+        registry.register("games", "Stored games by status", m.games.clone());
+        registry.register(
+            "turns_accepted",
+            "Turns stored and broadcast",
+            m.turns_accepted.clone(),
+        );
+        registry.register(
+            "turns_rejected",
+            "Turns refused, by reason",
+            m.turns_rejected.clone(),
+        );
+        registry.register(
+            "turn_latency_seconds",
+            "Seconds from a turn's arrival to its broadcast",
+            m.turn_latency.clone(),
+        );
+        registry.register(
+            "db_commit_seconds",
+            "Seconds per transaction of the group-commit writer",
+            m.commit_latency.clone(),
+        );
+        registry.register(
+            "db_batch_writes",
+            "Writes per transaction",
+            m.batch_size.clone(),
+        );
+        registry.register(
+            "limit_violations",
+            "Abuse limits hit, by limit",
+            m.limits.clone(),
+        );
+        Metrics { registry, ..m }
+    }
+
+    /// Counts a refused turn.
+    pub fn rejected(&self, reason: &str) {
+        self.turns_rejected.get_or_create(&Kind::of(reason)).inc();
+    }
+
+    /// Counts a hit limit.
+    pub fn limit(&self, limit: &str) {
+        self.limits.get_or_create(&Kind::of(limit)).inc();
+    }
+
+    /// Sets the number of stored games with a status.
+    pub fn set_games(&self, status: &str, n: i64) {
+        self.games.get_or_create(&Kind::of(status)).set(n);
+    }
+
+    /// The text exposition.
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}

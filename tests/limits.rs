@@ -1,0 +1,250 @@
+//! Every abuse limit: the violating client gets the documented answer, the others keep playing,
+//! and `/metrics` counts it.
+
+mod support;
+
+use serde_json::json;
+use std::time::Duration;
+use support::{TestServer, Ws, turns};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+async fn metric(server: &TestServer, line_start: &str) -> f64 {
+    let text = reqwest::get(format!("{}/metrics", server.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+async fn violations(server: &TestServer, limit: &str) -> f64 {
+    metric(
+        server,
+        &format!("merels_limit_violations_total{{kind=\"{limit}\"}}"),
+    )
+    .await
+}
+
+/// A game with both seats taken and a WebSocket for each player.
+async fn game(server: &TestServer) -> (Ws, Ws) {
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    (
+        server.ws(&white.id, Some(&white.secret)).await,
+        server.ws(&white.id, Some(&black.secret)).await,
+    )
+}
+
+/// Plays one turn of the game the two sockets share, and waits for both to see it.
+async fn keep_playing(white: &mut Ws, black: &mut Ws) {
+    let state = white.state.clone();
+    let n = turns(&state).len();
+    let turn = support::eager_turn(&state);
+    if state["to_move"] == "white" {
+        white.play(&turn).await
+    } else {
+        black.play(&turn).await
+    }
+    white.state_with_turns(n + 1).await;
+    black.state_with_turns(n + 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_messages_close_with_1009() {
+    let server = TestServer::start_on(&temp_db(), |c| c.max_message_bytes = 1024).await;
+    let (mut white, mut black) = game(&server).await;
+    let mut flooder = server.ws(white.state["id"].as_str().unwrap(), None).await;
+    flooder.send_text(&"x".repeat(5000)).await;
+    assert_eq!(flooder.closed().await, Some(1009));
+    keep_playing(&mut white, &mut black).await;
+    assert_eq!(violations(&server, "message_size").await, 1.0);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_connection_is_slowed_then_cut_off() {
+    let server = TestServer::start_on(&temp_db(), |c| c.messages_per_sec = 5).await;
+    let (mut white, mut black) = game(&server).await;
+    let mut flooder = server.ws(white.state["id"].as_str().unwrap(), None).await;
+    for _ in 0..30 {
+        flooder.send_json(json!({"type": "ping"})).await;
+    }
+    let err = flooder.next_of("error").await;
+    assert_eq!(err["code"], "rate_limited");
+    assert!(violations(&server, "messages_per_sec").await >= 1.0);
+    keep_playing(&mut white, &mut black).await;
+    // Flooding on and on ends the connection with 1008.
+    for _ in 0..400 {
+        if flooder
+            .stream
+            .send(tokio_tungstenite::tungstenite::Message::text(
+                "{\"type\":\"ping\"}",
+            ))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    assert_eq!(flooder.closed().await, Some(1008));
+    keep_playing(&mut white, &mut black).await;
+    server.stop().await;
+}
+
+use futures_util::SinkExt;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_new_games_from_one_address_get_429() {
+    let server = TestServer::start_on(&temp_db(), |c| c.games_per_minute = 3).await;
+    let http = server.http();
+    let (mut white, mut black) = game(&server).await; // one of the three
+    http.create("six-mens-morris", "white").await;
+    http.create("six-mens-morris", "white").await;
+    let (status, body) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "six-mens-morris"})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (429, Some("rate_limited"))
+    );
+    assert_eq!(violations(&server, "games_per_minute").await, 1.0);
+    keep_playing(&mut white, &mut black).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn too_many_connections_from_one_address_get_429() {
+    let server = TestServer::start_on(&temp_db(), |c| c.connections_per_ip = 3).await;
+    let (mut white, mut black) = game(&server).await;
+    let id = white.state["id"].as_str().unwrap().to_string();
+    let watcher = server.ws(&id, None).await;
+    let url = format!("ws://{}/api/games/{id}/ws", server.addr);
+    match tokio_tungstenite::connect_async(url.clone()).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+        other => panic!("expected 429, got {other:?}"),
+    }
+    assert_eq!(violations(&server, "connections_per_ip").await, 1.0);
+    keep_playing(&mut white, &mut black).await;
+    // A closed connection frees its place.
+    drop(watcher);
+    let mut ok = false;
+    for _ in 0..100 {
+        if tokio_tungstenite::connect_async(url.clone()).await.is_ok() {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(ok);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_from_other_sites_pages_get_403() {
+    let server = TestServer::start_on(&temp_db(), |c| {
+        c.allowed_origins = vec!["https://friend.example".into()]
+    })
+    .await;
+    let (mut white, mut black) = game(&server).await;
+    let id = white.state["id"].as_str().unwrap().to_string();
+    let upgrade = |origin: &str| {
+        let mut req = format!("ws://{}/api/games/{id}/ws", server.addr)
+            .into_client_request()
+            .unwrap();
+        req.headers_mut().insert("origin", origin.parse().unwrap());
+        req
+    };
+    match tokio_tungstenite::connect_async(upgrade("https://evil.example")).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 403),
+        other => panic!("expected 403, got {other:?}"),
+    }
+    assert!(
+        tokio_tungstenite::connect_async(upgrade(&server.base))
+            .await
+            .is_ok(),
+        "the site itself"
+    );
+    assert!(
+        tokio_tungstenite::connect_async(upgrade("https://friend.example"))
+            .await
+            .is_ok()
+    );
+    assert_eq!(violations(&server, "origin").await, 1.0);
+    keep_playing(&mut white, &mut black).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slow_and_oversized_requests_get_408_and_413() {
+    let server = TestServer::start_on(&temp_db(), |c| {
+        c.request_timeout_secs = 1;
+        c.max_body_bytes = 1024;
+    })
+    .await;
+    let (mut white, mut black) = game(&server).await;
+    let http = server.http();
+    let big = json!({"variant": "six-mens-morris", "options": {"x": "y".repeat(4000)}});
+    let (status, body) = http.request("POST", "/api/games", None, Some(big)).await;
+    assert_eq!((status, body["error"].as_str()), (413, Some("too_large")));
+    assert_eq!(violations(&server, "body_size").await, 1.0);
+
+    // Headers promise a body that never comes.
+    let mut slow = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{").await.unwrap();
+    let mut response = vec![0u8; 512];
+    let n = tokio::time::timeout(Duration::from_secs(5), slow.read(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&response[..n]);
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    assert_eq!(violations(&server, "request_timeout").await, 1.0);
+    keep_playing(&mut white, &mut black).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_report_connections_games_turns_and_latencies() {
+    let server = TestServer::start_on(&temp_db(), |_| {}).await;
+    let (mut white, mut black) = game(&server).await;
+    for _ in 0..4 {
+        keep_playing(&mut white, &mut black).await;
+    }
+    white.play("zz9").await;
+    assert_eq!(white.next_of("error").await["code"], "bad_notation");
+    assert_eq!(metric(&server, "merels_connections_open").await, 2.0);
+    assert_eq!(metric(&server, "merels_games_in_memory").await, 1.0);
+    assert_eq!(metric(&server, "merels_games{kind=\"playing\"}").await, 1.0);
+    assert_eq!(metric(&server, "merels_turns_accepted_total").await, 4.0);
+    assert_eq!(
+        metric(
+            &server,
+            "merels_turns_rejected_total{kind=\"bad_notation\"}"
+        )
+        .await,
+        1.0
+    );
+    assert_eq!(
+        metric(&server, "merels_turn_latency_seconds_count").await,
+        4.0
+    );
+    assert!(metric(&server, "merels_db_commit_seconds_count").await >= 6.0);
+    server.stop().await;
+}
+
+fn temp_db() -> String {
+    let dir = tempfile::tempdir().unwrap().keep();
+    format!("sqlite:{}", dir.join("merels.db").display())
+}
