@@ -30,6 +30,15 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
+    /// Measure merels against a bare WebSocket broadcast server (see docs/BENCHMARKS.md).
+    Bench(crate::bench::BenchArgs),
+    /// The bare broadcast server that `merels bench` measures against.
+    #[command(hide = true)]
+    BenchBare {
+        /// Address to listen on.
+        #[arg(long)]
+        bind: std::net::SocketAddr,
+    },
     /// List the variants with their table options and defaults.
     Variants,
     /// Count the turn sequences of DEPTH plies (the count alone is the last line).
@@ -105,7 +114,9 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
     // Only the listing commands write to stdout, so only they hold its lock: the server logs
     // from every worker thread.
     let result = match cli.command {
-        None | Some(Command::Serve(_)) => run(cli, &mut std::io::sink()),
+        None | Some(Command::Serve(_) | Command::Bench(_) | Command::BenchBare { .. }) => {
+            run(cli, &mut std::io::sink())
+        }
         Some(_) => run(cli, &mut std::io::stdout().lock()),
     };
     match result {
@@ -195,7 +206,17 @@ fn serve(config: Config) -> Result<(), CliError> {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
-    let runtime = tokio::runtime::Runtime::new()?;
+    // One worker thread means tokio's single-threaded scheduler (see docs/BENCHMARKS.md).
+    let runtime = match config.worker_threads {
+        1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        0 => tokio::runtime::Runtime::new()?,
+        n => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(n)
+            .enable_all()
+            .build()?,
+    };
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
@@ -218,6 +239,22 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         }
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Health { url }) => health(url.as_deref()),
+        Some(Command::Bench(args)) => crate::bench::run(args).map_err(CliError::Input),
+        Some(Command::BenchBare { bind }) => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(async move {
+                use axum::serve::ListenerExt;
+                let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|tcp| {
+                    let _ = tcp.set_nodelay(true);
+                });
+                axum::serve(listener, crate::bench::bare::router())
+                    .with_graceful_shutdown(crate::server::signal())
+                    .await
+            })?;
+            Ok(())
+        }
         Some(Command::Variants) => {
             for info in catalog.variants() {
                 writeln!(out, "{:<20} {}", info.slug(), info.title)?;

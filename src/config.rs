@@ -76,6 +76,10 @@ pub struct Config {
     #[arg(long, env = "MERELS_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
 
+    /// Worker threads of the runtime: 0 for one per core, 1 for the single-threaded scheduler.
+    #[arg(long, env = "MERELS_WORKER_THREADS", default_value_t = 0)]
+    pub worker_threads: usize,
+
     /// Seconds a graceful shutdown may take before the server exits anyway.
     #[arg(long, env = "MERELS_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
@@ -113,6 +117,7 @@ impl Config {
             request_timeout_secs: 10,
             trust_forwarded_for: false,
             shutdown_timeout_secs: 10,
+            worker_threads: 0,
         }
     }
 

@@ -13,8 +13,9 @@
 //! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
 //! - [`http`] and [`ws`]: the transports; errors become status and close codes in one place.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
-//!   line (`src/main.rs` only calls it).
+//!   line (`src/main.rs` only calls it); [`bench`]: the load generator and its bare baseline.
 
+pub mod bench;
 pub mod catalog;
 pub mod cli;
 pub mod config;

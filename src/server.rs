@@ -8,6 +8,7 @@ use crate::http::{AppState, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
 use crate::store::{Store, StoreError, now_ms};
+use axum::serve::ListenerExt;
 use std::future::Future;
 use std::future::IntoFuture;
 use std::net::SocketAddr;
@@ -67,6 +68,10 @@ pub async fn run(
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
     let app = router(AppState::new(rooms.clone(), config));
     let addr = listener.local_addr().map_err(ServerError::Io)?;
+    // Turns are small frames that must leave at once: no Nagle delay.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
     let stop_serving = stop.clone();
     let serving = axum::serve(

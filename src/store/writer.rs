@@ -7,6 +7,7 @@
 
 use super::{Backend, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
+use sqlx::Row;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -89,101 +90,148 @@ impl CloneMessage for sqlx::Error {
 }
 
 /// Applies `ops` in one transaction; for each, whether it took effect.
+///
+/// The plain turns (most of the traffic) go in as one multi-row INSERT that returns the rows it
+/// stored, and one UPDATE of their games: four round trips to the database per batch, however
+/// many turns it holds. Everything else is applied one statement at a time.
 async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, sqlx::Error> {
     on_pool!(backend, pool => {
         let mut tx = pool.begin().await?;
-        let mut applied = Vec::with_capacity(ops.len());
-        for op in ops {
-            let ok = match op {
-                WriteOp::CreateGame(g) => {
-                    sqlx::query(
-                        "INSERT INTO games (id, variant, options, white_secret_hash, \
-                         black_secret_hash, status, result, termination, created_at, updated_at) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
-                    )
-                    .bind(&g.id)
-                    .bind(&g.variant)
-                    .bind(&g.options)
-                    .bind(&g.white_secret_hash)
-                    .bind(&g.black_secret_hash)
-                    .bind(&g.status)
-                    .bind(&g.result)
-                    .bind(&g.termination)
-                    .bind(g.created_at)
-                    .bind(g.updated_at)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-                        == 1
-                }
-                WriteOp::ClaimSeat { id, seat, hash, at } => {
-                    let sql = match seat {
-                        SeatColumn::White => {
-                            "UPDATE games SET white_secret_hash = $1, status = 'playing', \
-                             updated_at = $2 WHERE id = $3 AND status = 'waiting' \
-                             AND white_secret_hash IS NULL"
+        let mut applied = vec![false; ops.len()];
+        let mut plain = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            if let WriteOp::AppendTurn { end: None, .. } = op {
+                plain.push(i);
+                continue;
+            }
+            applied[i] = match op {
+                    WriteOp::CreateGame(g) => {
+                        sqlx::query(
+                            "INSERT INTO games (id, variant, options, white_secret_hash, \
+                             black_secret_hash, status, result, termination, created_at, updated_at) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
+                        )
+                        .bind(&g.id)
+                        .bind(&g.variant)
+                        .bind(&g.options)
+                        .bind(&g.white_secret_hash)
+                        .bind(&g.black_secret_hash)
+                        .bind(&g.status)
+                        .bind(&g.result)
+                        .bind(&g.termination)
+                        .bind(g.created_at)
+                        .bind(g.updated_at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1
+                    }
+                    WriteOp::ClaimSeat { id, seat, hash, at } => {
+                        let sql = match seat {
+                            SeatColumn::White => {
+                                "UPDATE games SET white_secret_hash = $1, status = 'playing', \
+                                 updated_at = $2 WHERE id = $3 AND status = 'waiting' \
+                                 AND white_secret_hash IS NULL"
+                            }
+                            SeatColumn::Black => {
+                                "UPDATE games SET black_secret_hash = $1, status = 'playing', \
+                                 updated_at = $2 WHERE id = $3 AND status = 'waiting' \
+                                 AND black_secret_hash IS NULL"
+                            }
+                        };
+                        sqlx::query(sql)
+                            .bind(hash)
+                            .bind(at)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
+                            == 1
+                    }
+                    WriteOp::AppendTurn { id, ply, notation, at, end } => {
+                        let inserted = sqlx::query(
+                            "INSERT INTO turns (game_id, ply, notation, played_at) \
+                             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                        )
+                        .bind(id)
+                        .bind(*ply as i32)
+                        .bind(notation)
+                        .bind(at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1;
+                        if inserted {
+                            sqlx::query(
+                                "UPDATE games SET updated_at = $1, \
+                                 status = CASE WHEN CAST($2 AS TEXT) IS NULL THEN status \
+                                 ELSE 'finished' END, \
+                                 result = COALESCE(CAST($2 AS TEXT), result), \
+                                 termination = COALESCE(CAST($3 AS TEXT), termination) WHERE id = $4",
+                            )
+                            .bind(at)
+                            .bind(end.as_ref().map(|e| e.result.as_str()))
+                            .bind(end.as_ref().map(|e| e.termination.as_str()))
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?;
                         }
-                        SeatColumn::Black => {
-                            "UPDATE games SET black_secret_hash = $1, status = 'playing', \
-                             updated_at = $2 WHERE id = $3 AND status = 'waiting' \
-                             AND black_secret_hash IS NULL"
-                        }
-                    };
-                    sqlx::query(sql)
-                        .bind(hash)
+                        inserted
+                    }
+                    WriteOp::Finish { id, end, at } => {
+                        sqlx::query(
+                            "UPDATE games SET status = 'finished', result = $1, termination = $2, \
+                             updated_at = $3 WHERE id = $4 AND status <> 'finished'",
+                        )
+                        .bind(&end.result)
+                        .bind(&end.termination)
                         .bind(at)
                         .bind(id)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
-                        == 1
-                }
-                WriteOp::AppendTurn { id, ply, notation, at, end } => {
-                    let inserted = sqlx::query(
-                        "INSERT INTO turns (game_id, ply, notation, played_at) \
-                         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                    )
-                    .bind(id)
-                    .bind(*ply as i32)
-                    .bind(notation)
-                    .bind(at)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-                        == 1;
-                    if inserted {
-                        sqlx::query(
-                            "UPDATE games SET updated_at = $1, \
-                             status = CASE WHEN CAST($2 AS TEXT) IS NULL THEN status \
-                             ELSE 'finished' END, \
-                             result = COALESCE(CAST($2 AS TEXT), result), \
-                             termination = COALESCE(CAST($3 AS TEXT), termination) WHERE id = $4",
-                        )
-                        .bind(at)
-                        .bind(end.as_ref().map(|e| e.result.as_str()))
-                        .bind(end.as_ref().map(|e| e.termination.as_str()))
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
+                            == 1
                     }
-                    inserted
-                }
-                WriteOp::Finish { id, end, at } => {
-                    sqlx::query(
-                        "UPDATE games SET status = 'finished', result = $1, termination = $2, \
-                         updated_at = $3 WHERE id = $4 AND status <> 'finished'",
-                    )
-                    .bind(&end.result)
-                    .bind(&end.termination)
-                    .bind(at)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-                        == 1
-                }
             };
-            applied.push(ok);
+        }
+        if !plain.is_empty() {
+            let turn = |i: usize| match ops[i] {
+                WriteOp::AppendTurn { id, ply, notation, at, .. } => (id, *ply, notation, *at),
+                _ => unreachable!("only plain turns are gathered"),
+            };
+            let mut insert =
+                sqlx::QueryBuilder::new("INSERT INTO turns (game_id, ply, notation, played_at) ");
+            insert.push_values(plain.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at)| {
+                row.push_bind(id.clone())
+                    .push_bind(ply as i32)
+                    .push_bind(notation.clone())
+                    .push_bind(at);
+            });
+            insert.push(" ON CONFLICT DO NOTHING RETURNING game_id, ply");
+            let mut stored: std::collections::HashSet<(String, i32)> = insert
+                .build()
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| Ok((r.try_get("game_id")?, r.try_get("ply")?)))
+                .collect::<Result<_, sqlx::Error>>()?;
+            let latest = plain.iter().map(|&i| turn(i).3).max().unwrap_or_default();
+            let mut update = sqlx::QueryBuilder::new("UPDATE games SET updated_at = ");
+            update.push_bind(latest).push(" WHERE id IN (");
+            let any = !stored.is_empty();
+            let mut ids = update.separated(", ");
+            // Of several turns for one ply, the first in the statement is the one stored.
+            for &i in &plain {
+                let (id, ply, _, _) = turn(i);
+                if stored.remove(&(id.clone(), ply as i32)) {
+                    applied[i] = true;
+                    ids.push_bind(id.clone());
+                }
+            }
+            ids.push_unseparated(")");
+            if any {
+                update.build().execute(&mut *tx).await?;
+            }
         }
         tx.commit().await?;
         Ok(applied)

@@ -1,0 +1,686 @@
+//! `merels bench`: the load generator. It starts a server as a child process (merels itself, then
+//! the bare broadcast server of [`bare`] as the physical limit), opens N games with two players
+//! and S spectators each over real WebSockets, and plays random legal turns in a closed loop: each
+//! player moves as soon as it sees that it is its turn. It reports turns per second, the latency
+//! from a player's send to the spectators' receipt, errors, and the server's memory and CPU.
+//!
+//! Benchmarks are commands, not tests: nothing here asserts a speed.
+
+pub mod bare;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+/// `merels bench` settings.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 100)]
+    pub games: usize,
+    /// Spectators per game.
+    #[arg(long, default_value_t = 2)]
+    pub spectators: usize,
+    /// Seconds of measured play.
+    #[arg(long, default_value_t = 10)]
+    pub seconds: u64,
+    /// The database merels uses: a fresh SQLite file, or PostgreSQL at --database-url.
+    #[arg(long, value_enum, default_value = "sqlite")]
+    pub database: Database,
+    /// PostgreSQL for `--database postgres`.
+    #[arg(
+        long,
+        env = "MERELS_BENCH_DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/postgres"
+    )]
+    pub database_url: String,
+    /// The variant played.
+    #[arg(long, default_value = "nine-mens-morris")]
+    pub variant: String,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not pin the server to core 0 and the load to the other cores.
+    #[arg(long)]
+    pub no_pin: bool,
+}
+
+/// Which database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Database {
+    /// A fresh SQLite file.
+    Sqlite,
+    /// PostgreSQL at `--database-url`.
+    Postgres,
+}
+
+/// The figures of one server under the workload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Figures {
+    /// Turns stored and broadcast per second.
+    pub turns_per_s: f64,
+    /// Send-to-spectator latency, median.
+    pub p50_ms: f64,
+    /// 99th percentile.
+    pub p99_ms: f64,
+    /// 99.9th percentile.
+    pub p999_ms: f64,
+    /// Error messages, failed connections and setups.
+    pub errors: u64,
+    /// The server's resident memory at the end.
+    pub server_rss_bytes: u64,
+    /// Resident memory per connected client before play began, over the server's empty RSS.
+    pub idle_bytes_per_client: u64,
+    /// CPU cores the server used during play (1.0 = one core busy).
+    pub server_cpu_cores: f64,
+    /// Latency samples.
+    pub samples: usize,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Games at once.
+    pub games: usize,
+    /// Spectators per game.
+    pub spectators: usize,
+    /// Seconds measured.
+    pub seconds: u64,
+    /// merels's database.
+    pub database: Database,
+    /// merels.
+    pub merels: Figures,
+    /// The bare broadcast server.
+    pub bare: Figures,
+    /// merels's turns per second over the bare server's.
+    pub ratio_turns_per_s: f64,
+}
+
+/// Runs the benchmark and prints the report.
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    let connections = args.games * (2 + args.spectators);
+    if let Some(limit) = open_files_limit()
+        && connections + 256 > limit
+    {
+        return Err(format!(
+            "{connections} connections need more than this process's {limit} open files \
+             (ulimit -n); the server needs as many"
+        ));
+    }
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    if !args.no_pin {
+        pin_self_away_from_core_0();
+    }
+    let bare = runtime.block_on(measure(&args, Kind::Bare))?;
+    let merels = runtime.block_on(measure(&args, Kind::Merels))?;
+    let report = Report {
+        games: args.games,
+        spectators: args.spectators,
+        seconds: args.seconds,
+        database: args.database,
+        ratio_turns_per_s: if bare.turns_per_s > 0.0 {
+            merels.turns_per_s / bare.turns_per_s
+        } else {
+            0.0
+        },
+        merels,
+        bare,
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn print_table(r: &Report) {
+    println!(
+        "{} games x (2 players + {} spectators), {} s, merels on {:?}",
+        r.games, r.spectators, r.seconds, r.database
+    );
+    println!(
+        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6}",
+        "server",
+        "turns/s",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms",
+        "errors",
+        "RSS MiB",
+        "idle B/conn",
+        "CPU"
+    );
+    for (name, f) in [("merels", &r.merels), ("bare", &r.bare)] {
+        println!(
+            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2}",
+            name,
+            f.turns_per_s,
+            f.p50_ms,
+            f.p99_ms,
+            f.p999_ms,
+            f.errors,
+            f.server_rss_bytes as f64 / 1_048_576.0,
+            f.idle_bytes_per_client,
+            f.server_cpu_cores
+        );
+    }
+    println!("merels / bare turns per second: {:.2}", r.ratio_turns_per_s);
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Merels,
+    Bare,
+}
+
+/// A server child process, killed when dropped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    _dir: Option<tempfile_dir::Dir>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A temporary folder for the benchmark's SQLite file, without a dev-only crate.
+mod tempfile_dir {
+    pub struct Dir(pub std::path::PathBuf);
+
+    impl Dir {
+        pub fn new() -> std::io::Result<Dir> {
+            let path = std::env::temp_dir().join(format!(
+                "merels-bench-{}-{}",
+                std::process::id(),
+                crate::store::now_ms()
+            ));
+            std::fs::create_dir_all(&path)?;
+            Ok(Dir(path))
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| e.to_string())
+}
+
+async fn start_server(args: &BenchArgs, kind: Kind) -> Result<Server, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()?));
+    let mut cmd = if !args.no_pin && which("taskset") {
+        let mut c = Command::new("taskset");
+        c.args(["-c", "0"]).arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    let mut dir = None;
+    match kind {
+        Kind::Bare => {
+            cmd.args(["bench-bare", "--bind", &addr.to_string()]);
+        }
+        Kind::Merels => {
+            let url = match args.database {
+                Database::Sqlite => {
+                    let d = tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
+                    let url = format!("sqlite:{}", d.0.join("bench.db").display());
+                    dir = Some(d);
+                    url
+                }
+                Database::Postgres => args.database_url.clone(),
+            };
+            cmd.arg("serve")
+                .env("MERELS_BIND", addr.to_string())
+                .env("DATABASE_URL", url)
+                .env("MERELS_GAMES_PER_MINUTE", "100000000")
+                .env("MERELS_CONNECTIONS_PER_IP", "100000000")
+                .env("MERELS_MESSAGES_PER_SEC", "100000")
+                .env("RUST_LOG", "warn");
+        }
+    }
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("starting the server: {e}"))?;
+    let server = Server {
+        child,
+        addr,
+        _dir: dir,
+    };
+    for _ in 0..400 {
+        if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
+            return Ok(server);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err("the server never became ready".into())
+}
+
+fn which(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+fn pin_self_away_from_core_0() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores > 1 && which("taskset") {
+        let _ = Command::new("taskset")
+            .args(["-a", "-p", "-c", &format!("1-{}", cores - 1)])
+            .arg(std::process::id().to_string())
+            .stdout(Stdio::null())
+            .status();
+    }
+}
+
+fn open_files_limit() -> Option<usize> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+/// (resident bytes, CPU ticks) of a process, from /proc.
+fn usage(pid: u32) -> (u64, u64) {
+    let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kb| kb * 1024);
+    let ticks = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // The fields after the command's closing parenthesis; utime and stime are 14 and 15.
+            let rest = &s[s.rfind(')')? + 2..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+        })
+        .unwrap_or(0);
+    (rss, ticks)
+}
+
+/// A minimal HTTP/1.1 request: enough to create and join games.
+async fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+    bearer: Option<&str>,
+) -> Result<(u16, Value), String> {
+    let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    let body = body.unwrap_or("");
+    let auth = bearer.map_or(String::new(), |b| format!("Authorization: Bearer {b}\r\n"));
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    stream
+        .read_to_end(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&response);
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let json = text
+        .split_once("\r\n\r\n")
+        .and_then(|(_, b)| serde_json::from_str(b).ok())
+        .unwrap_or(Value::Null);
+    Ok((status, json))
+}
+
+type Socket = WebSocketStream<TcpStream>;
+
+/// Opens a game socket from one of several loopback source addresses, so that tens of thousands
+/// of connections do not run out of ephemeral ports.
+async fn connect(
+    addr: SocketAddr,
+    n: usize,
+    id: &str,
+    secret: Option<&str>,
+) -> Result<Socket, String> {
+    let source = Ipv4Addr::new(127, 0, 0, 1 + (n % 16) as u8);
+    let socket = TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket
+        .bind(SocketAddr::from((source, 0)))
+        .map_err(|e| e.to_string())?;
+    let stream = socket.connect(addr).await.map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let mut request = format!("ws://{addr}/api/games/{id}/ws")
+        .into_client_request()
+        .map_err(|e| e.to_string())?;
+    if let Some(s) = secret {
+        request.headers_mut().insert(
+            "authorization",
+            format!("Bearer {s}").parse().map_err(|_| "bad secret")?,
+        );
+    }
+    let (ws, _) = tokio_tungstenite::client_async(request, stream)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(ws)
+}
+
+/// What every connection of the workload shares.
+#[derive(Default)]
+struct Shared {
+    turns: AtomicU64,
+    errors: AtomicU64,
+    measuring: AtomicBool,
+    stop: AtomicBool,
+    connected: AtomicUsize,
+    latencies: Mutex<Vec<u32>>,
+}
+
+/// When each turn of one game was sent, by the version its state will carry.
+type SendTimes = Arc<Mutex<HashMap<u64, Instant>>>;
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+async fn measure(args: &BenchArgs, kind: Kind) -> Result<Figures, String> {
+    let server = start_server(args, kind).await?;
+    let pid = server.child.id();
+    let (empty_rss, _) = usage(pid);
+    let shared = Arc::new(Shared::default());
+    let (go_tx, go_rx) = tokio::sync::watch::channel(false);
+    let mut tables = Vec::with_capacity(args.games);
+    for slot in 0..args.games {
+        tables.push(tokio::spawn(table(
+            server.addr,
+            slot,
+            args.variant.clone(),
+            args.spectators,
+            shared.clone(),
+            go_rx.clone(),
+        )));
+    }
+    // Everyone connected and idle: the cost of an idle client.
+    let want = args.games * (2 + args.spectators);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while shared.connected.load(Ordering::Relaxed) < want && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (idle_rss, _) = usage(pid);
+    let idle_per_client = idle_rss.saturating_sub(empty_rss) / want.max(1) as u64;
+
+    let _ = go_tx.send(true);
+    // A moment to warm up, then the measured window.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, ticks_before) = usage(pid);
+    shared.measuring.store(true, Ordering::Relaxed);
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    shared.measuring.store(false, Ordering::Relaxed);
+    let elapsed = started.elapsed().as_secs_f64();
+    let (rss, ticks_after) = usage(pid);
+    shared.stop.store(true, Ordering::Relaxed);
+    for t in tables {
+        t.abort();
+    }
+    drop(server);
+
+    let mut lat = std::mem::take(&mut *shared.latencies.lock().unwrap());
+    lat.sort_unstable();
+    let pct = |p: f64| {
+        if lat.is_empty() {
+            0.0
+        } else {
+            f64::from(lat[((lat.len() - 1) as f64 * p) as usize]) / 1000.0
+        }
+    };
+    let ticks_per_s = 100.0; // USER_HZ on Linux
+    Ok(Figures {
+        turns_per_s: shared.turns.load(Ordering::Relaxed) as f64 / elapsed,
+        p50_ms: pct(0.50),
+        p99_ms: pct(0.99),
+        p999_ms: pct(0.999),
+        errors: shared.errors.load(Ordering::Relaxed),
+        server_rss_bytes: rss,
+        idle_bytes_per_client: idle_per_client,
+        server_cpu_cores: (ticks_after.saturating_sub(ticks_before)) as f64 / ticks_per_s / elapsed,
+        samples: lat.len(),
+    })
+}
+
+/// One table: a game with its players and spectators, started again whenever it ends.
+async fn table(
+    addr: SocketAddr,
+    slot: usize,
+    variant: String,
+    spectators: usize,
+    shared: Arc<Shared>,
+    go: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut first = true;
+    while !shared.stop.load(Ordering::Relaxed) {
+        match game(addr, slot, &variant, spectators, &shared, go.clone(), first).await {
+            Ok(()) => {}
+            Err(_) => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+        first = false;
+    }
+}
+
+async fn game(
+    addr: SocketAddr,
+    slot: usize,
+    variant: &str,
+    spectators: usize,
+    shared: &Arc<Shared>,
+    mut go: tokio::sync::watch::Receiver<bool>,
+    first: bool,
+) -> Result<(), String> {
+    let body = format!("{{\"variant\":\"{variant}\",\"color\":\"white\"}}");
+    let (status, created) = http(addr, "POST", "/api/games", Some(&body), None).await?;
+    if status != 201 && status != 200 {
+        return Err(format!("create: {status}"));
+    }
+    let id = created["id"].as_str().ok_or("no id")?.to_string();
+    let white = created["secret"].as_str().ok_or("no secret")?.to_string();
+    let (status, joined) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
+    if status != 200 {
+        return Err(format!("join: {status}"));
+    }
+    let black = joined["secret"].as_str().ok_or("no secret")?.to_string();
+    let sent: SendTimes = Arc::default();
+    let mut tasks = Vec::new();
+    let n = slot * (2 + spectators);
+    for (i, secret) in [Some(white), Some(black)].into_iter().enumerate() {
+        let ws = connect(addr, n + i, &id, secret.as_deref()).await?;
+        tasks.push(tokio::spawn(player(
+            ws,
+            shared.clone(),
+            sent.clone(),
+            slot as u64 * 2 + i as u64,
+        )));
+    }
+    for i in 0..spectators {
+        let ws = connect(addr, n + 2 + i, &id, None).await?;
+        tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
+    }
+    if first {
+        shared
+            .connected
+            .fetch_add(2 + spectators, Ordering::Relaxed);
+        let _ = go.wait_for(|&g| g).await;
+    }
+    // The game is over when the players' tasks end.
+    let mut players: Vec<_> = tasks.drain(..2).collect();
+    for p in players.iter_mut() {
+        let _ = p.await;
+    }
+    for t in tasks {
+        t.abort();
+    }
+    Ok(())
+}
+
+/// The fields of a server message the load generator reads; the rest is skipped unparsed, so
+/// that the generator's own CPU is not what is measured.
+#[derive(serde::Deserialize)]
+struct Msg<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    #[serde(default, borrow)]
+    seat: Option<&'a str>,
+    #[serde(default)]
+    version: u64,
+    #[serde(default, borrow)]
+    to_move: Option<&'a str>,
+    #[serde(default, borrow)]
+    status: Option<&'a str>,
+    #[serde(default, borrow)]
+    legal: Vec<&'a str>,
+    #[serde(default)]
+    turns: Vec<serde::de::IgnoredAny>,
+}
+
+/// Plays random legal turns whenever it is this player's turn; ends when the game does.
+async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut seat = String::new();
+    let mut last_turns = usize::MAX;
+    // States also go out when someone connects; move once per version.
+    let mut acted = 0u64;
+    while let Some(Ok(msg)) = ws.next().await {
+        if shared.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let Message::Text(text) = msg else { continue };
+        let Ok(m) = serde_json::from_str::<Msg>(text.as_str()) else {
+            continue;
+        };
+        match m.kind {
+            "hello" => seat = m.seat.unwrap_or("").to_string(),
+            "error" => {
+                shared.errors.fetch_add(1, Ordering::Relaxed);
+            }
+            "state" => {
+                if m.status == Some("finished") {
+                    return;
+                }
+                let turns = m.turns.len();
+                if seat == "white" {
+                    if turns != last_turns
+                        && last_turns != usize::MAX
+                        && shared.measuring.load(Ordering::Relaxed)
+                    {
+                        shared.turns.fetch_add(1, Ordering::Relaxed);
+                    }
+                    last_turns = turns;
+                }
+                if m.to_move != Some(seat.as_str())
+                    || m.status != Some("playing")
+                    || m.legal.is_empty()
+                    || (m.version <= acted && acted != 0)
+                {
+                    continue;
+                }
+                acted = m.version;
+                let turn = m.legal[rng.below(m.legal.len())];
+                sent.lock().unwrap().insert(m.version + 1, Instant::now());
+                let frame = format!("{{\"type\":\"move\",\"move\":\"{turn}\"}}");
+                if ws.send(Message::text(frame)).await.is_err() {
+                    return;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Records, for every new turn, how long after its send the state reached this spectator.
+async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
+    #[derive(serde::Deserialize)]
+    struct Seen<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: &'a str,
+        #[serde(default)]
+        version: u64,
+    }
+    while let Some(Ok(msg)) = ws.next().await {
+        let Message::Text(text) = msg else { continue };
+        let Ok(m) = serde_json::from_str::<Seen>(text.as_str()) else {
+            continue;
+        };
+        if m.kind != "state" {
+            continue;
+        }
+        let at = sent.lock().unwrap().get(&m.version).copied();
+        if let Some(at) = at
+            && shared.measuring.load(Ordering::Relaxed)
+        {
+            let micros = at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
+            shared.latencies.lock().unwrap().push(micros);
+        }
+    }
+}
