@@ -148,7 +148,8 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                             .rows_affected()
                             == 1
                     }
-                    WriteOp::AppendTurn { id, ply, notation, at, end } => {
+                    // A turn that ends its game: stored with the end, one at a time.
+                    WriteOp::AppendTurn { id, ply, notation, at, end: Some(end) } => {
                         let inserted = sqlx::query(
                             "INSERT INTO turns (game_id, ply, notation, played_at) \
                              VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
@@ -163,20 +164,20 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                             == 1;
                         if inserted {
                             sqlx::query(
-                                "UPDATE games SET updated_at = $1, \
-                                 status = CASE WHEN CAST($2 AS TEXT) IS NULL THEN status \
-                                 ELSE 'finished' END, \
-                                 result = COALESCE(CAST($2 AS TEXT), result), \
-                                 termination = COALESCE(CAST($3 AS TEXT), termination) WHERE id = $4",
+                                "UPDATE games SET updated_at = $1, status = 'finished', \
+                                 result = $2, termination = $3 WHERE id = $4",
                             )
                             .bind(at)
-                            .bind(end.as_ref().map(|e| e.result.as_str()))
-                            .bind(end.as_ref().map(|e| e.termination.as_str()))
+                            .bind(&end.result)
+                            .bind(&end.termination)
                             .bind(id)
                             .execute(&mut *tx)
                             .await?;
                         }
                         inserted
+                    }
+                    WriteOp::AppendTurn { end: None, .. } => {
+                        unreachable!("plain turns were gathered above")
                     }
                     WriteOp::Finish { id, end, at } => {
                         sqlx::query(
