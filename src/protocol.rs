@@ -23,6 +23,10 @@ pub enum ClientMessage {
         #[serde(rename = "move")]
         turn: String,
     },
+    /// Resign the game: the opponent wins.
+    Resign,
+    /// Call the game off before both players have moved: nobody wins.
+    Abort,
     /// Ask for the whole state again.
     Sync,
     /// Keep the connection alive; answered with `pong`.
@@ -50,7 +54,7 @@ impl ClientMessage {
         }
         serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
             Err(_) => ParseError::Malformed(e.to_string()),
-            Ok(env) if ["move", "sync", "ping"].contains(&env.kind.as_str()) => {
+            Ok(env) if ["move", "resign", "abort", "sync", "ping"].contains(&env.kind.as_str()) => {
                 ParseError::BadFields(e.to_string())
             }
             Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
@@ -336,6 +340,8 @@ pub enum ErrorCode {
     NotStarted,
     /// Both seats are taken.
     SeatsTaken,
+    /// The action is not allowed at this point of the game.
+    NotAllowed,
     /// A WebSocket upgrade from a page of another site.
     ForbiddenOrigin,
     /// The request took too long.

@@ -11,7 +11,7 @@ use crate::http::limits::{Bucket, client_ip, origin_allowed};
 use crate::http::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox};
-use crate::rooms::{Actor, Connection, Rooms};
+use crate::rooms::{Actor, Connection, Ending, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -224,12 +224,23 @@ async fn handle(
             reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
         }
         Err(ParseError::UnknownType(kind)) => {
-            let message = format!("unknown message type '{kind}' (move, sync, ping)");
+            let message =
+                format!("unknown message type '{kind}' (move, resign, abort, sync, ping)");
             reply(rooms, id, conn, outbox, ErrorCode::UnknownType, &message).await;
         }
         Ok(ClientMessage::Move { turn }) => {
             // Success needs no reply: the new state reaches everyone, this connection included.
             if let Err(e) = rooms.play(id, Actor::Seat(seat), &turn).await {
+                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
+            }
+        }
+        Ok(msg @ (ClientMessage::Resign | ClientMessage::Abort)) => {
+            let ending = if msg == ClientMessage::Resign {
+                Ending::Resign
+            } else {
+                Ending::Abort
+            };
+            if let Err(e) = rooms.end(id, Actor::Seat(seat), ending).await {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }

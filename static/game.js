@@ -292,6 +292,13 @@ function render() {
     }
     if (!banner.classList.contains('error')) banner.hidden = true;
   }
+  // Resign and abort, for the seated players of a game that is on. Abort only before both
+  // players have moved. Each asks once more before it acts.
+  const seated = hello && hello.seat && state.status !== 'finished';
+  $('actions').hidden = !seated;
+  $('resign').hidden = !seated || state.status !== 'playing';
+  $('abort').hidden = !seated || state.turns.length >= 2;
+
   $('spectators').textContent =
     state.spectators === 1 ? '1 spectator' : `${state.spectators} spectators`;
   root.dataset.version = String(state.version);
@@ -333,6 +340,24 @@ document.addEventListener('keydown', (ev) => {
     step(keys[ev.key]);
   }
 });
+
+for (const [button, type, label] of [['resign', 'resign', 'Resign'], ['abort', 'abort', 'Abort']]) {
+  const el = $(button);
+  el.addEventListener('click', () => {
+    if (el.dataset.armed !== 'yes') {
+      el.dataset.armed = 'yes';
+      el.textContent = `${label}? Click again`;
+      setTimeout(() => {
+        el.dataset.armed = '';
+        el.textContent = label;
+      }, 3000);
+      return;
+    }
+    el.dataset.armed = '';
+    el.textContent = label;
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
+  });
+}
 
 $('copy').addEventListener('click', async () => {
   const input = $('share');

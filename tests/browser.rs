@@ -477,3 +477,35 @@ async fn a_visitor_reads_every_variant_page_and_starts_a_game_from_one() {
     page.close().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_resigns_from_the_page() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let white = driver.browser("white", 1000, 800).await;
+    let black = driver.browser("black", 1000, 800).await;
+    let seat = http.create("six-mens-morris", "white").await;
+    let handoff = format!("{}/g/{}?seat={}", server.base, seat.id, seat.secret);
+    white.goto(&handoff).await.unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    black
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&black, "#you", "You play black.").await;
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    // Resigning asks once more before it acts.
+    let resign = black.find(Locator::Css("#resign")).await.unwrap();
+    resign.click().await.unwrap();
+    wait_text(&black, "#resign", "Click again").await;
+    assert_eq!(http.state(&seat.id).await["status"], "playing");
+    resign.click().await.unwrap();
+    for page in [&white, &black] {
+        wait_text(page, "#banner", "White wins (resignation)").await;
+    }
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}

@@ -5,7 +5,7 @@ use super::error::ApiError;
 use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::protocol::{ErrorCode, GameState, Geometry};
-use crate::rooms::{Actor, ColorChoice, SeatGrant};
+use crate::rooms::{Actor, ColorChoice, Ending, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -235,6 +235,26 @@ pub async fn play(
     let req = body(&app, json)?;
     let actor = Actor::Secret(presented_secret(&headers, &id));
     Ok(Json(app.rooms.play(&id, actor, &req.turn).await?))
+}
+
+/// `POST /api/games/{id}/resign`: the bearer's seat resigns.
+pub async fn resign(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.end(&id, actor, Ending::Resign).await?))
+}
+
+/// `POST /api/games/{id}/abort`: calls the game off before both players have moved.
+pub async fn abort(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.end(&id, actor, Ending::Abort).await?))
 }
 
 /// `GET /g/{id}/record`: the game record as a text file.

@@ -53,6 +53,7 @@ impl ApiError {
             | ErrorCode::GameOver
             | ErrorCode::NotStarted
             | ErrorCode::SeatsTaken
+            | ErrorCode::NotAllowed
             | ErrorCode::Conflict => StatusCode::CONFLICT,
             ErrorCode::IllegalTurn => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,

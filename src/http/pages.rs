@@ -238,6 +238,9 @@ pub async fn game(
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
          <div id=\"sides\" class=\"sides\"></div>\n\
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
+         <div id=\"actions\" class=\"actions\" hidden>\
+         <button type=\"button\" id=\"abort\" class=\"secondary\" hidden>Abort</button>\
+         <button type=\"button\" id=\"resign\" class=\"secondary\" hidden>Resign</button></div>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
          <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\

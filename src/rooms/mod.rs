@@ -44,6 +44,8 @@ pub enum RoomError {
     NotYourTurn,
     /// The game has ended.
     GameOver,
+    /// The action is not allowed now; the reason in words.
+    NotAllowed(&'static str),
     /// The turn is not notation.
     BadNotation(String),
     /// The turn breaks the rules; the reason in words.
@@ -68,6 +70,7 @@ impl RoomError {
             RoomError::NotStarted => ErrorCode::NotStarted,
             RoomError::NotYourTurn => ErrorCode::NotYourTurn,
             RoomError::GameOver => ErrorCode::GameOver,
+            RoomError::NotAllowed(_) => ErrorCode::NotAllowed,
             RoomError::BadNotation(_) => ErrorCode::BadNotation,
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
@@ -88,6 +91,7 @@ impl std::fmt::Display for RoomError {
             RoomError::NotStarted => write!(f, "the game starts when both seats are taken"),
             RoomError::NotYourTurn => write!(f, "it is not your turn"),
             RoomError::GameOver => write!(f, "the game is over"),
+            RoomError::NotAllowed(why) => write!(f, "{why}"),
             RoomError::BadNotation(e) => write!(f, "{e}"),
             RoomError::Illegal(e) => write!(f, "illegal turn: {e}"),
             RoomError::Conflict => write!(
@@ -115,6 +119,15 @@ pub enum Actor {
     Seat(Option<Color>),
     /// Whoever presents this secret (HTTP with a bearer token); `None` if none was presented.
     Secret(Option<String>),
+}
+
+/// An end a player can bring about off the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// The player gives up; the opponent wins.
+    Resign,
+    /// The game is called off before both players have moved; nobody wins.
+    Abort,
 }
 
 /// The colour the creator asks for.
@@ -385,6 +398,21 @@ impl Rooms {
     /// The server's metrics.
     pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
         self.inner.store.metrics()
+    }
+
+    /// Ends the game for `actor`'s seat: resignation or abort; returns the final state.
+    pub async fn end(
+        &self,
+        id: &str,
+        actor: Actor,
+        ending: Ending,
+    ) -> Result<GameState, RoomError> {
+        self.call(id, |reply| Command::End {
+            actor: actor.clone(),
+            ending,
+            reply,
+        })
+        .await
     }
 
     /// The current state.

@@ -3,7 +3,7 @@
 //! committed, apply and push the new state to every connection.
 
 use super::outbox::Outbox;
-use super::{Actor, RoomError, Rooms, SeatGrant, secrets};
+use super::{Actor, Ending, RoomError, Rooms, SeatGrant, secrets};
 use crate::catalog::parse_options;
 use crate::protocol::{
     GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Status,
@@ -32,6 +32,11 @@ pub(super) enum Command {
     Move {
         actor: Actor,
         turn: String,
+        reply: Reply<GameState>,
+    },
+    End {
+        actor: Actor,
+        ending: Ending,
         reply: Reply<GameState>,
     },
     State {
@@ -154,7 +159,9 @@ impl Command {
         match self {
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
-            Command::Move { reply, .. } | Command::State { reply } => drop(reply.send(Err(e))),
+            Command::Move { reply, .. } | Command::End { reply, .. } | Command::State { reply } => {
+                drop(reply.send(Err(e)))
+            }
             Command::Record { reply } => drop(reply.send(Err(e))),
             Command::Connect { reply, .. } => drop(reply.send(Err(e))),
             Command::Sync { reply, .. } | Command::Disconnect { reply, .. } => {
@@ -276,6 +283,13 @@ impl Room {
             Command::Move { actor, turn, reply } => {
                 let _ = reply.send(self.play(rooms, actor, &turn).await);
             }
+            Command::End {
+                actor,
+                ending,
+                reply,
+            } => {
+                let _ = reply.send(self.end_by(rooms, actor, ending).await);
+            }
             Command::State { reply } => {
                 let _ = reply.send(Ok(self.state()));
             }
@@ -376,18 +390,76 @@ impl Room {
         })
     }
 
+    /// The seat an actor holds, or why it holds none.
+    fn seat_for(&self, actor: Actor) -> Result<Color, RoomError> {
+        let seat = match actor {
+            Actor::Seat(seat) => seat,
+            Actor::Secret(None) => return Err(RoomError::Unauthenticated),
+            Actor::Secret(Some(secret)) => self.seat_of_secret(&secret),
+        };
+        seat.ok_or(RoomError::NotSeated)
+    }
+
+    async fn end_by(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        ending: Ending,
+    ) -> Result<GameState, RoomError> {
+        let seat = self.seat_for(actor)?;
+        if self.status == Status::Finished {
+            return Err(RoomError::GameOver);
+        }
+        let outcome = match ending {
+            Ending::Resign if self.status == Status::Waiting => {
+                return Err(RoomError::NotAllowed(
+                    "nobody has joined yet: abort the game instead",
+                ));
+            }
+            Ending::Resign => Outcome::win(seat.opponent(), Termination::Resignation),
+            // Each player has moved once when two turns are played; after that it is a game.
+            Ending::Abort if self.game.turns().len() >= 2 => {
+                return Err(RoomError::NotAllowed(
+                    "both players have moved: resign or offer a draw instead",
+                ));
+            }
+            Ending::Abort => Outcome::draw(Termination::Aborted),
+        };
+        if !self.finish(rooms, outcome).await? {
+            return Err(RoomError::GameOver);
+        }
+        Ok(self.state())
+    }
+
+    /// Stores an end decided off the board, then applies and broadcasts it; false if the store
+    /// says the game had already ended (the room then reloads).
+    async fn finish(&mut self, rooms: &Rooms, outcome: Outcome) -> Result<bool, RoomError> {
+        let op = WriteOp::Finish {
+            id: self.id.clone(),
+            end: GameEnd {
+                result: outcome.result().to_string(),
+                termination: outcome.termination.as_str().to_string(),
+            },
+            at: now_ms(),
+        };
+        if !rooms.store().write(op).await? {
+            self.reload(rooms).await;
+            return Ok(false);
+        }
+        self.game.end(outcome);
+        self.status = Status::Finished;
+        self.version += 1;
+        self.broadcast_state();
+        Ok(true)
+    }
+
     async fn play(
         &mut self,
         rooms: &Rooms,
         actor: Actor,
         text: &str,
     ) -> Result<GameState, RoomError> {
-        let seat = match actor {
-            Actor::Seat(seat) => seat,
-            Actor::Secret(None) => return Err(RoomError::Unauthenticated),
-            Actor::Secret(Some(secret)) => self.seat_of_secret(&secret),
-        };
-        let seat = seat.ok_or(RoomError::NotSeated)?;
+        let seat = self.seat_for(actor)?;
         match self.status {
             Status::Finished => return Err(RoomError::GameOver),
             Status::Waiting => return Err(RoomError::NotStarted),
@@ -438,23 +510,7 @@ impl Room {
         } else {
             Outcome::win(self.game.to_move().opponent(), Termination::Abandonment)
         };
-        let op = WriteOp::Finish {
-            id: self.id.clone(),
-            end: GameEnd {
-                result: outcome.result().to_string(),
-                termination: outcome.termination.as_str().to_string(),
-            },
-            at: now_ms(),
-        };
-        if !rooms.store().write(op).await? {
-            self.reload(rooms).await;
-            return Ok(false);
-        }
-        self.game.end(outcome);
-        self.status = Status::Finished;
-        self.version += 1;
-        self.broadcast_state();
-        Ok(true)
+        self.finish(rooms, outcome).await
     }
 
     /// Replaces the game with what the store holds (after losing a write to another server), and

@@ -1,0 +1,134 @@
+//! Ends off the board: resignation and abort, over WebSocket and HTTP, checked, stored, pushed to
+//! everyone, kept across a restart, and written into the record.
+
+mod support;
+
+use serde_json::json;
+use support::{TestServer, turns};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resignation_ends_the_game_for_everyone_and_survives_a_restart() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    let mut watcher = server.ws(&white.id, None).await;
+    ws_white.play("d6").await;
+    ws_black.state_with_turns(1).await;
+
+    // A spectator cannot resign for anyone.
+    watcher.send_json(json!({"type": "resign"})).await;
+    assert_eq!(watcher.next_of("error").await["code"], "not_seated");
+
+    ws_black.send_json(json!({"type": "resign"})).await;
+    for ws in [&mut ws_white, &mut ws_black, &mut watcher] {
+        loop {
+            let s = ws.next_of("state").await;
+            if s["status"] == "finished" {
+                assert_eq!(s["termination"], "resignation");
+                assert_eq!(s["winner"], "white");
+                assert_eq!(s["result"], "1-0");
+                break;
+            }
+        }
+    }
+    // Nothing more happens in a finished game.
+    ws_white.send_json(json!({"type": "resign"})).await;
+    assert_eq!(ws_white.next_of("error").await["code"], "game_over");
+    ws_white.play("f4").await;
+    assert_eq!(ws_white.next_of("error").await["code"], "game_over");
+
+    let server = server.restart().await;
+    let state = server.http().state(&white.id).await;
+    assert_eq!(
+        (state["status"].as_str(), state["termination"].as_str()),
+        (Some("finished"), Some("resignation"))
+    );
+    assert_eq!(turns(&state), ["d6"]);
+    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        record.contains("[Result \"1-0\"]") && record.contains("[Termination \"resignation\"]"),
+        "{record}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abort_only_before_both_players_have_moved() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    // A game nobody joined can be aborted by its creator, and not resigned.
+    let lonely = http.create("six-mens-morris", "white").await;
+    let path = |id: &str, action: &str| format!("/api/games/{id}/{action}");
+    let (status, body) = http
+        .request(
+            "POST",
+            &path(&lonely.id, "resign"),
+            Some(&lonely.secret),
+            None,
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("not_allowed")));
+    let (status, body) = http
+        .request(
+            "POST",
+            &path(&lonely.id, "abort"),
+            Some(&lonely.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["termination"].as_str(), body["result"].as_str()),
+        (Some("aborted"), Some("*"))
+    );
+    assert_eq!(body["winner"], serde_json::Value::Null);
+
+    // After one turn each it is a game: abort is refused, resign is not.
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let (status, _) = http
+        .request("POST", &path(&white.id, "abort"), None, None)
+        .await;
+    assert_eq!(status, 401);
+    let (status, _) = http
+        .request("POST", &path(&white.id, "abort"), Some("wrong"), None)
+        .await;
+    assert_eq!(status, 403);
+    assert_eq!(http.play(&white, "a1").await.0, 200);
+    assert_eq!(http.play(&black, "e5").await.0, 200);
+    let (status, body) = http
+        .request("POST", &path(&white.id, "abort"), Some(&white.secret), None)
+        .await;
+    assert_eq!((status, body["error"].as_str()), (409, Some("not_allowed")));
+    let (status, body) = http
+        .request(
+            "POST",
+            &path(&white.id, "resign"),
+            Some(&white.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (body["winner"].as_str(), body["result"].as_str()),
+        (Some("black"), Some("0-1"))
+    );
+    let (status, _) = http
+        .request(
+            "POST",
+            &path(&white.id, "resign"),
+            Some(&black.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 409);
+    server.stop().await;
+}
