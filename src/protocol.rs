@@ -25,6 +25,12 @@ pub enum ClientMessage {
     },
     /// Resign the game: the opponent wins.
     Resign,
+    /// Offer a draw (or accept the opponent's, if they offered first).
+    DrawOffer,
+    /// Accept the opponent's draw offer.
+    DrawAccept,
+    /// Decline the opponent's draw offer.
+    DrawDecline,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
     /// Ask for the whole state again.
@@ -54,7 +60,19 @@ impl ClientMessage {
         }
         serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
             Err(_) => ParseError::Malformed(e.to_string()),
-            Ok(env) if ["move", "resign", "abort", "sync", "ping"].contains(&env.kind.as_str()) => {
+            Ok(env)
+                if [
+                    "move",
+                    "resign",
+                    "abort",
+                    "draw_offer",
+                    "draw_accept",
+                    "draw_decline",
+                    "sync",
+                    "ping",
+                ]
+                .contains(&env.kind.as_str()) =>
+            {
                 ParseError::BadFields(e.to_string())
             }
             Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
@@ -170,6 +188,8 @@ pub struct GameState {
     pub seats: Sides<SeatView>,
     /// How many others are watching.
     pub spectators: u32,
+    /// The side whose draw offer is pending; it lapses with the next turn.
+    pub draw_offer: Option<Color>,
     /// Once the game is finished: the position string before the first turn and after each
     /// turn, for replaying it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -235,6 +255,7 @@ impl GameState {
             fresh_mills,
             seats,
             spectators,
+            draw_offer: None,
             positions: if status == Status::Finished {
                 positions(game)
             } else {

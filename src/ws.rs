@@ -11,7 +11,7 @@ use crate::http::limits::{Bucket, client_ip, origin_allowed};
 use crate::http::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox};
-use crate::rooms::{Actor, Connection, Ending, Rooms};
+use crate::rooms::{Actor, Connection, DrawAction, Ending, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -224,8 +224,7 @@ async fn handle(
             reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
         }
         Err(ParseError::UnknownType(kind)) => {
-            let message =
-                format!("unknown message type '{kind}' (move, resign, abort, sync, ping)");
+            let message = format!("unknown message type '{kind}' (see docs/protocol.md)");
             reply(rooms, id, conn, outbox, ErrorCode::UnknownType, &message).await;
         }
         Ok(ClientMessage::Move { turn }) => {
@@ -241,6 +240,20 @@ async fn handle(
                 Ending::Abort
             };
             if let Err(e) = rooms.end(id, Actor::Seat(seat), ending).await {
+                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
+            }
+        }
+        Ok(
+            msg @ (ClientMessage::DrawOffer
+            | ClientMessage::DrawAccept
+            | ClientMessage::DrawDecline),
+        ) => {
+            let action = match msg {
+                ClientMessage::DrawOffer => DrawAction::Offer,
+                ClientMessage::DrawAccept => DrawAction::Accept,
+                _ => DrawAction::Decline,
+            };
+            if let Err(e) = rooms.draw(id, Actor::Seat(seat), action).await {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }

@@ -298,6 +298,14 @@ function render() {
   $('actions').hidden = !seated;
   $('resign').hidden = !seated || state.status !== 'playing';
   $('abort').hidden = !seated || state.turns.length >= 2;
+  const playing = seated && state.status === 'playing';
+  const offered = state.draw_offer;
+  const theirs = playing && offered && offered !== hello.seat;
+  $('draw-offer').hidden = !playing || Boolean(offered);
+  $('draw-accept').hidden = !theirs;
+  $('draw-decline').hidden = !theirs;
+  if (theirs) status.textContent += ' Your opponent offers a draw.';
+  else if (playing && offered) status.textContent += ' You offered a draw.';
 
   $('spectators').textContent =
     state.spectators === 1 ? '1 spectator' : `${state.spectators} spectators`;
@@ -355,6 +363,12 @@ for (const [button, type, label] of [['resign', 'resign', 'Resign'], ['abort', '
     }
     el.dataset.armed = '';
     el.textContent = label;
+    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
+  });
+}
+
+for (const [button, type] of [['draw-offer', 'draw_offer'], ['draw-accept', 'draw_accept'], ['draw-decline', 'draw_decline']]) {
+  $(button).addEventListener('click', () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
   });
 }

@@ -132,3 +132,88 @@ async fn abort_only_before_both_players_have_moved() {
     assert_eq!(status, 409);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    let mut watcher = server.ws(&white.id, None).await;
+
+    // Nothing to answer yet; spectators cannot offer.
+    ws_black.send_json(json!({"type": "draw_accept"})).await;
+    assert_eq!(ws_black.next_of("error").await["code"], "not_allowed");
+    watcher.send_json(json!({"type": "draw_offer"})).await;
+    assert_eq!(watcher.next_of("error").await["code"], "not_seated");
+
+    // An offer is pushed to everyone, and declined.
+    ws_white.send_json(json!({"type": "draw_offer"})).await;
+    loop {
+        if watcher.next_of("state").await["draw_offer"] == "white" {
+            break;
+        }
+    }
+    ws_white.send_json(json!({"type": "draw_offer"})).await;
+    assert_eq!(ws_white.next_of("error").await["code"], "not_allowed");
+    ws_black.send_json(json!({"type": "draw_decline"})).await;
+    loop {
+        if ws_white.next_of("state").await["draw_offer"].is_null() {
+            break;
+        }
+    }
+
+    // An offer lapses with the next turn.
+    let path = |action: &str| format!("/api/games/{}/draw/{action}", white.id);
+    let (status, body) = http
+        .request("POST", &path("offer"), Some(&white.secret), None)
+        .await;
+    assert_eq!((status, body["draw_offer"].as_str()), (200, Some("white")));
+    let (status, body) = http.play(&white, "d6").await;
+    assert_eq!(
+        (status, body["draw_offer"].clone()),
+        (200, serde_json::Value::Null)
+    );
+    let (status, _) = http
+        .request("POST", &path("accept"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 409);
+
+    // A standing offer survives a restart; then it is accepted.
+    let (status, _) = http
+        .request("POST", &path("offer"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200);
+    drop((ws_white, ws_black, watcher));
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(http.state(&white.id).await["draw_offer"], "black");
+    let (status, body) = http
+        .request("POST", &path("accept"), Some(&white.secret), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["result"].as_str(), body["termination"].as_str()),
+        (Some("1/2-1/2"), Some("agreement"))
+    );
+    let (status, _) = http
+        .request("POST", &path("offer"), Some(&white.secret), None)
+        .await;
+    assert_eq!(status, 409);
+    let (status, _) = http
+        .request("POST", &path("dance"), Some(&white.secret), None)
+        .await;
+    assert_eq!(status, 404);
+    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        record.contains("[Result \"1/2-1/2\"]") && record.contains("[Termination \"agreement\"]")
+    );
+    server.stop().await;
+}

@@ -509,3 +509,48 @@ async fn a_player_resigns_from_the_page() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draw_is_offered_and_accepted_on_the_page() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let white = driver.browser("white", 1000, 800).await;
+    let black = driver.browser("black", 1000, 800).await;
+    let seat = http.create("twelve-mens-morris", "white").await;
+    white
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    black
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&black, "#you", "You play black.").await;
+    white
+        .find(Locator::Css("#draw-offer"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&black, "#status", "Your opponent offers a draw.").await;
+    wait_text(&white, "#status", "You offered a draw.").await;
+    black
+        .find(Locator::Css("#draw-accept"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for page in [&white, &black] {
+        wait_text(page, "#banner", "Draw (agreement)").await;
+    }
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}

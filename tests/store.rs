@@ -19,6 +19,7 @@ fn game(id: &str, at: i64) -> GameRow {
         termination: None,
         created_at: at,
         updated_at: at,
+        draw_offer: None,
     }
 }
 

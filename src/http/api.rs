@@ -5,7 +5,7 @@ use super::error::ApiError;
 use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::protocol::{ErrorCode, GameState, Geometry};
-use crate::rooms::{Actor, ColorChoice, Ending, SeatGrant};
+use crate::rooms::{Actor, ColorChoice, DrawAction, Ending, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -255,6 +255,27 @@ pub async fn abort(
 ) -> Result<Json<GameState>, ApiError> {
     let actor = Actor::Secret(presented_secret(&headers, &id));
     Ok(Json(app.rooms.end(&id, actor, Ending::Abort).await?))
+}
+
+/// `POST /api/games/{id}/draw/{offer|accept|decline}`: the bearer's seat acts on a draw.
+pub async fn draw(
+    State(app): State<AppState>,
+    Path((id, action)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    let action = match action.as_str() {
+        "offer" => DrawAction::Offer,
+        "accept" => DrawAction::Accept,
+        "decline" => DrawAction::Decline,
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                "draw/offer, draw/accept or draw/decline",
+            ));
+        }
+    };
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.draw(&id, actor, action).await?))
 }
 
 /// `GET /g/{id}/record`: the game record as a text file.

@@ -240,7 +240,10 @@ pub async fn game(
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
          <button type=\"button\" id=\"abort\" class=\"secondary\" hidden>Abort</button>\
-         <button type=\"button\" id=\"resign\" class=\"secondary\" hidden>Resign</button></div>\n\
+         <button type=\"button\" id=\"resign\" class=\"secondary\" hidden>Resign</button>\
+         <button type=\"button\" id=\"draw-offer\" class=\"secondary\" hidden>Offer a draw</button>\
+         <button type=\"button\" id=\"draw-accept\" hidden>Accept the draw</button>\
+         <button type=\"button\" id=\"draw-decline\" class=\"secondary\" hidden>Decline</button></div>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
          <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\

@@ -130,6 +130,17 @@ pub enum Ending {
     Abort,
 }
 
+/// What a player does about a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DrawAction {
+    /// Offer one (accepts a pending offer of the opponent's).
+    Offer,
+    /// Accept the opponent's offer.
+    Accept,
+    /// Decline the opponent's offer.
+    Decline,
+}
+
 /// The colour the creator asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -289,6 +300,7 @@ impl Rooms {
                 termination: None,
                 created_at: at,
                 updated_at: at,
+                draw_offer: None,
             };
             // A taken id (128 random bits) would be a miracle; draw again rather than fail.
             if self.inner.store.write(WriteOp::CreateGame(row)).await? {
@@ -410,6 +422,21 @@ impl Rooms {
         self.call(id, |reply| Command::End {
             actor: actor.clone(),
             ending,
+            reply,
+        })
+        .await
+    }
+
+    /// Offers, accepts or declines a draw for `actor`'s seat; returns the new state.
+    pub async fn draw(
+        &self,
+        id: &str,
+        actor: Actor,
+        action: DrawAction,
+    ) -> Result<GameState, RoomError> {
+        self.call(id, |reply| Command::Draw {
+            actor: actor.clone(),
+            action,
             reply,
         })
         .await

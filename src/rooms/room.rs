@@ -3,7 +3,7 @@
 //! committed, apply and push the new state to every connection.
 
 use super::outbox::Outbox;
-use super::{Actor, Ending, RoomError, Rooms, SeatGrant, secrets};
+use super::{Actor, DrawAction, Ending, RoomError, Rooms, SeatGrant, secrets};
 use crate::catalog::parse_options;
 use crate::protocol::{
     GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Status,
@@ -37,6 +37,11 @@ pub(super) enum Command {
     End {
         actor: Actor,
         ending: Ending,
+        reply: Reply<GameState>,
+    },
+    Draw {
+        actor: Actor,
+        action: DrawAction,
         reply: Reply<GameState>,
     },
     State {
@@ -79,6 +84,8 @@ struct Room {
     next_conn: u64,
     /// The current state message, encoded once and shared by every connection.
     latest: Utf8Bytes,
+    /// A pending draw offer: who made it, at which ply. It lapses once a turn is played.
+    draw_offer: Option<(Color, usize)>,
 }
 
 /// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
@@ -159,9 +166,10 @@ impl Command {
         match self {
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
-            Command::Move { reply, .. } | Command::End { reply, .. } | Command::State { reply } => {
-                drop(reply.send(Err(e)))
-            }
+            Command::Move { reply, .. }
+            | Command::End { reply, .. }
+            | Command::Draw { reply, .. }
+            | Command::State { reply } => drop(reply.send(Err(e))),
             Command::Record { reply } => drop(reply.send(Err(e))),
             Command::Connect { reply, .. } => drop(reply.send(Err(e))),
             Command::Sync { reply, .. } | Command::Disconnect { reply, .. } => {
@@ -219,6 +227,10 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         conns: HashMap::new(),
         next_conn: 0,
         latest: Utf8Bytes::from_static(""),
+        draw_offer: row.draw_offer.as_ref().and_then(|(by, ply)| {
+            let by = Color::BOTH.into_iter().find(|c| c.name() == by)?;
+            Some((by, usize::try_from(*ply).ok()?))
+        }),
     };
     room.latest = room.encode_state();
     Ok(room)
@@ -241,14 +253,69 @@ impl Room {
     }
 
     fn state(&self) -> GameState {
-        GameState::of(
+        let mut state = GameState::of(
             &self.id,
             self.version,
             &self.game,
             self.status,
             self.seat_views(),
             self.spectators(),
-        )
+        );
+        state.draw_offer = self.pending_draw();
+        state
+    }
+
+    /// Who offered a draw that still stands: made at the current ply, in a game that is on.
+    fn pending_draw(&self) -> Option<Color> {
+        self.draw_offer
+            .filter(|&(_, ply)| ply == self.game.turns().len() && self.status == Status::Playing)
+            .map(|(by, _)| by)
+    }
+
+    async fn draw(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        action: DrawAction,
+    ) -> Result<GameState, RoomError> {
+        let seat = self.seat_for(actor)?;
+        match self.status {
+            Status::Finished => return Err(RoomError::GameOver),
+            Status::Waiting => return Err(RoomError::NotStarted),
+            Status::Playing => {}
+        }
+        let pending = self.pending_draw();
+        let from_opponent = pending == Some(seat.opponent());
+        match action {
+            DrawAction::Accept | DrawAction::Offer if from_opponent => {
+                self.finish(rooms, Outcome::draw(Termination::Agreement))
+                    .await?;
+                return Ok(self.state());
+            }
+            DrawAction::Accept | DrawAction::Decline if !from_opponent => {
+                return Err(RoomError::NotAllowed("there is no draw offer to answer"));
+            }
+            DrawAction::Offer if pending == Some(seat) => {
+                return Err(RoomError::NotAllowed(
+                    "your draw offer is already on the table",
+                ));
+            }
+            _ => {}
+        }
+        let offer = (action == DrawAction::Offer).then(|| (seat, self.game.turns().len()));
+        let op = WriteOp::SetDrawOffer {
+            id: self.id.clone(),
+            offer: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
+            at: now_ms(),
+        };
+        if !rooms.store().write(op).await? {
+            self.reload(rooms).await;
+            return Err(RoomError::GameOver);
+        }
+        self.draw_offer = offer;
+        self.version += 1;
+        self.broadcast_state();
+        Ok(self.state())
     }
 
     fn encode_state(&self) -> Utf8Bytes {
@@ -289,6 +356,13 @@ impl Room {
                 reply,
             } => {
                 let _ = reply.send(self.end_by(rooms, actor, ending).await);
+            }
+            Command::Draw {
+                actor,
+                action,
+                reply,
+            } => {
+                let _ = reply.send(self.draw(rooms, actor, action).await);
             }
             Command::State { reply } => {
                 let _ = reply.send(Ok(self.state()));
@@ -521,6 +595,7 @@ impl Room {
                 Ok(fresh) => {
                     self.game = fresh.game;
                     self.seats = fresh.seats;
+                    self.draw_offer = fresh.draw_offer;
                     self.status = fresh.status;
                     self.version = fresh.version.max(self.version + 1);
                 }

@@ -107,6 +107,8 @@ pub struct GameRow {
     pub created_at: i64,
     /// When it last changed.
     pub updated_at: i64,
+    /// The side with a pending draw offer, and the ply it was made at.
+    pub draw_offer: Option<(String, i64)>,
 }
 
 /// A stored turn.
@@ -175,6 +177,15 @@ pub enum WriteOp {
         at: i64,
         /// The end this turn brought.
         end: Option<GameEnd>,
+    },
+    /// Sets or clears the pending draw offer of an unfinished game; false if it had ended.
+    SetDrawOffer {
+        /// The game.
+        id: String,
+        /// The side offering and the ply, or `None` to clear.
+        offer: Option<(String, i64)>,
+        /// When.
+        at: i64,
     },
     /// Ends a game for a reason off the board; false if it had ended already.
     Finish {
@@ -311,7 +322,8 @@ impl Store {
         on_pool!(&self.backend, pool => {
             let row = sqlx::query(
                 "SELECT id, variant, options, white_secret_hash, black_secret_hash, status, \
-                 result, termination, created_at, updated_at FROM games WHERE id = $1",
+                 result, termination, created_at, updated_at, draw_offer_by, draw_offer_ply \
+                 FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)
@@ -328,6 +340,13 @@ impl Store {
                 termination: row.try_get("termination")?,
                 created_at: row.try_get("created_at")?,
                 updated_at: row.try_get("updated_at")?,
+                draw_offer: match (
+                    row.try_get::<Option<String>, _>("draw_offer_by")?,
+                    row.try_get::<Option<i64>, _>("draw_offer_ply")?,
+                ) {
+                    (Some(by), Some(ply)) => Some((by, ply)),
+                    _ => None,
+                },
             };
             let turns = sqlx::query(
                 "SELECT ply, notation, played_at FROM turns WHERE game_id = $1 ORDER BY ply",

@@ -176,6 +176,20 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         }
                         inserted
                     }
+                    WriteOp::SetDrawOffer { id, offer, at } => {
+                        sqlx::query(
+                            "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
+                             updated_at = $3 WHERE id = $4 AND status <> 'finished'",
+                        )
+                        .bind(offer.as_ref().map(|(by, _)| by.clone()))
+                        .bind(offer.as_ref().map(|(_, ply)| *ply))
+                        .bind(at)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1
+                    }
                     WriteOp::AppendTurn { end: None, .. } => {
                         unreachable!("plain turns were gathered above")
                     }
