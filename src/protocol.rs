@@ -31,6 +31,8 @@ pub enum ClientMessage {
     DrawAccept,
     /// Decline the opponent's draw offer.
     DrawDecline,
+    /// After the end: ask for a rematch with colours swapped (starts it if the opponent asked).
+    Rematch,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
     /// Ask for the whole state again.
@@ -190,6 +192,10 @@ pub struct GameState {
     pub spectators: u32,
     /// The side whose draw offer is pending; it lapses with the next turn.
     pub draw_offer: Option<Color>,
+    /// After the end: the side that asked for a rematch.
+    pub rematch_offer: Option<Color>,
+    /// The rematch's game id, once it has started.
+    pub rematch: Option<String>,
     /// Once the game is finished: the position string before the first turn and after each
     /// turn, for replaying it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -256,6 +262,8 @@ impl GameState {
             seats,
             spectators,
             draw_offer: None,
+            rematch_offer: None,
+            rematch: None,
             positions: if status == Status::Finished {
                 positions(game)
             } else {
@@ -416,6 +424,14 @@ pub enum ServerMessage {
         code: ErrorCode,
         /// The reason in words.
         message: String,
+    },
+    /// A rematch has started: players get the link that carries their new seat (and go),
+    /// spectators the game to watch.
+    Rematch {
+        /// The new game's id.
+        game: String,
+        /// For a seated connection, `/g/{id}?seat=SECRET` of its new seat.
+        handoff_url: Option<String>,
     },
     /// Answer to `ping`.
     Pong,

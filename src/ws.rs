@@ -257,6 +257,12 @@ async fn handle(
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }
+        Ok(ClientMessage::Rematch) => {
+            // The new seat reaches this connection as a `rematch` message.
+            if let Err(e) = rooms.rematch(id, Actor::Seat(seat)).await {
+                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
+            }
+        }
         Ok(ClientMessage::Sync) => {
             let _ = rooms.resync(id, conn).await;
         }

@@ -87,6 +87,16 @@ function receive(msg) {
       render();
       maybeJoin();
       break;
+    case 'rematch':
+      // Players go to their new seat; spectators are offered the new game.
+      if (msg.handoff_url) {
+        location.assign(msg.handoff_url);
+      } else {
+        const p = $('rematch-link');
+        p.querySelector('a').href = `/g/${msg.game}`;
+        p.hidden = false;
+      }
+      break;
     case 'error':
       showError(msg.message);
       pending = null;
@@ -295,7 +305,20 @@ function render() {
   // Resign and abort, for the seated players of a game that is on. Abort only before both
   // players have moved. Each asks once more before it acts.
   const seated = hello && hello.seat && state.status !== 'finished';
-  $('actions').hidden = !seated;
+  const over = hello && hello.seat && state.status === 'finished' && !state.rematch;
+  $('actions').hidden = !seated && !over;
+  const rematch = $('rematch');
+  rematch.hidden = !over;
+  if (over) {
+    const mine = state.rematch_offer === hello.seat;
+    rematch.disabled = mine;
+    rematch.textContent = mine ? 'Rematch offered' : state.rematch_offer ? 'Accept the rematch' : 'Rematch';
+  }
+  if (state.rematch && (!hello || !hello.seat)) {
+    const p = $('rematch-link');
+    p.querySelector('a').href = `/g/${state.rematch}`;
+    p.hidden = false;
+  }
   $('resign').hidden = !seated || state.status !== 'playing';
   $('abort').hidden = !seated || state.turns.length >= 2;
   const playing = seated && state.status === 'playing';
@@ -367,7 +390,12 @@ for (const [button, type, label] of [['resign', 'resign', 'Resign'], ['abort', '
   });
 }
 
-for (const [button, type] of [['draw-offer', 'draw_offer'], ['draw-accept', 'draw_accept'], ['draw-decline', 'draw_decline']]) {
+for (const [button, type] of [
+  ['draw-offer', 'draw_offer'],
+  ['draw-accept', 'draw_accept'],
+  ['draw-decline', 'draw_decline'],
+  ['rematch', 'rematch'],
+]) {
   $(button).addEventListener('click', () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
   });

@@ -217,3 +217,76 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_swaps_colours_and_takes_both_players_along() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut watcher = server.ws(&white.id, None).await;
+    let path = format!("/api/games/{}/rematch", white.id);
+    let (status, body) = http.request("POST", &path, Some(&white.secret), None).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("not_allowed")),
+        "not before the end"
+    );
+    http.request(
+        "POST",
+        &format!("/api/games/{}/resign", white.id),
+        Some(&black.secret),
+        None,
+    )
+    .await;
+
+    let (status, body) = http.request("POST", &path, Some(&white.secret), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["state"]["rematch_offer"], "white");
+    assert!(body["rematch"].is_null());
+    let (status, body) = http.request("POST", &path, Some(&black.secret), None).await;
+    assert_eq!(status, 200);
+    let new_id = body["rematch"]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        body["rematch"]["seat"], "white",
+        "Black plays White in the rematch"
+    );
+    let black_now = body["rematch"]["secret"].as_str().unwrap().to_string();
+
+    // The other player's connection is sent its new seat; spectators get the game to watch.
+    let m = ws_white.next_of("rematch").await;
+    assert_eq!(m["game"], new_id.as_str());
+    let handoff = m["handoff_url"].as_str().unwrap().to_string();
+    let white_now = handoff.split("seat=").nth(1).unwrap().to_string();
+    let m = watcher.next_of("rematch").await;
+    assert_eq!(
+        (m["game"].as_str(), m["handoff_url"].clone()),
+        (Some(new_id.as_str()), serde_json::Value::Null)
+    );
+    assert_eq!(http.state(&white.id).await["rematch"], new_id.as_str());
+
+    // Asking again hands out the same seat; the new game is on, with the colours swapped.
+    let (_, again) = http.request("POST", &path, Some(&white.secret), None).await;
+    assert_eq!(again["rematch"]["secret"], white_now.as_str());
+    let state = http.state(&new_id).await;
+    assert_eq!(state["status"], "playing");
+    let new_white = support::Seat {
+        id: new_id.clone(),
+        color: "white".into(),
+        secret: black_now,
+    };
+    let new_black = support::Seat {
+        id: new_id.clone(),
+        color: "black".into(),
+        secret: white_now,
+    };
+    assert_eq!(
+        http.play(&new_black, "a1").await.0,
+        409,
+        "the old White is Black now"
+    );
+    assert_eq!(http.play(&new_white, "a1").await.0, 200);
+    assert_eq!(http.play(&new_black, "e5").await.0, 200);
+    server.stop().await;
+}

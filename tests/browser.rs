@@ -554,3 +554,63 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapped() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let first = driver.browser("first", 1000, 800).await;
+    let second = driver.browser("second", 1000, 800).await;
+    let watcher = driver.browser("watcher", 1000, 800).await;
+    let seat = http.create("five-mens-morris", "white").await;
+    first
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&first, "#you", "You play white.").await;
+    second
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&second, "#you", "You play black.").await;
+    watcher
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&watcher, "#you", "You are watching.").await;
+    let resign = second.find(Locator::Css("#resign")).await.unwrap();
+    resign.click().await.unwrap();
+    wait_text(&second, "#resign", "Click again").await;
+    resign.click().await.unwrap();
+    wait_text(&first, "#banner", "White wins (resignation)").await;
+
+    first
+        .find(Locator::Css("#rematch"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&second, "#rematch", "Accept the rematch").await;
+    second
+        .find(Locator::Css("#rematch"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&first, "#you", "You play black.").await;
+    wait_text(&second, "#you", "You play white.").await;
+    let new_game = first.current_url().await.unwrap();
+    assert_ne!(new_game.path(), format!("/g/{}", seat.id));
+    assert!(new_game.query().is_none());
+    wait_text(&watcher, "#rematch-link", "Watch the rematch").await;
+    for c in [first, second, watcher] {
+        c.close().await.unwrap();
+    }
+    server.stop().await;
+}

@@ -278,6 +278,34 @@ pub async fn draw(
     Ok(Json(app.rooms.draw(&id, actor, action).await?))
 }
 
+/// The answer to `POST /api/games/{id}/rematch`.
+#[derive(Debug, Serialize)]
+pub struct RematchView {
+    state: GameState,
+    /// Your seat in the rematch, once it has started.
+    rematch: Option<SeatView>,
+}
+
+/// `POST /api/games/{id}/rematch`: asks for a rematch; once both players have asked, the answer
+/// carries the asker's seat in the new game (asking again gives it again).
+pub async fn rematch(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Json<RematchView>, ApiError> {
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    let (state, grant) = app.rooms.rematch(&id, actor).await?;
+    let base = base_url(&app.config, &headers);
+    let rematch = grant.map(|g| SeatView {
+        url: format!("{base}/g/{}", g.id),
+        handoff_url: format!("{base}/g/{}?seat={}", g.id, g.secret),
+        id: g.id,
+        seat: g.color,
+        secret: g.secret,
+    });
+    Ok(Json(RematchView { state, rematch }))
+}
+
 /// `GET /g/{id}/record`: the game record as a text file.
 pub async fn record(
     State(app): State<AppState>,

@@ -243,7 +243,9 @@ pub async fn game(
          <button type=\"button\" id=\"resign\" class=\"secondary\" hidden>Resign</button>\
          <button type=\"button\" id=\"draw-offer\" class=\"secondary\" hidden>Offer a draw</button>\
          <button type=\"button\" id=\"draw-accept\" hidden>Accept the draw</button>\
-         <button type=\"button\" id=\"draw-decline\" class=\"secondary\" hidden>Decline</button></div>\n\
+         <button type=\"button\" id=\"draw-decline\" class=\"secondary\" hidden>Decline</button>\
+         <button type=\"button\" id=\"rematch\" hidden>Rematch</button></div>\n\
+         <p id=\"rematch-link\" hidden><a>Watch the rematch</a></p>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
          <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\

@@ -442,6 +442,20 @@ impl Rooms {
         .await
     }
 
+    /// Asks for a rematch for `actor`'s seat after the end. Returns the state and, once the
+    /// rematch has started, the actor's seat in it.
+    pub async fn rematch(
+        &self,
+        id: &str,
+        actor: Actor,
+    ) -> Result<(GameState, Option<SeatGrant>), RoomError> {
+        self.call(id, |reply| Command::Rematch {
+            actor: actor.clone(),
+            reply,
+        })
+        .await
+    }
+
     /// The current state.
     pub async fn state(&self, id: &str) -> Result<GameState, RoomError> {
         self.call(id, |reply| Command::State { reply }).await

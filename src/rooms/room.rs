@@ -44,6 +44,10 @@ pub(super) enum Command {
         action: DrawAction,
         reply: Reply<GameState>,
     },
+    Rematch {
+        actor: Actor,
+        reply: Reply<(GameState, Option<SeatGrant>)>,
+    },
     State {
         reply: Reply<GameState>,
     },
@@ -86,6 +90,11 @@ struct Room {
     latest: Utf8Bytes,
     /// A pending draw offer: who made it, at which ply. It lapses once a turn is played.
     draw_offer: Option<(Color, usize)>,
+    /// After the end: who asked for a rematch.
+    rematch_offer: Option<Color>,
+    /// The rematch once started: its id and the new secrets of this game's White and Black
+    /// (kept only in memory, to hand each player their new seat again if they ask).
+    rematch: Option<(String, [String; 2])>,
 }
 
 /// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
@@ -176,6 +185,7 @@ impl Command {
                 drop(reply.send(Err(e)))
             }
             Command::Abandon { reply } => drop(reply.send(Err(e))),
+            Command::Rematch { reply, .. } => drop(reply.send(Err(e))),
         }
     }
 }
@@ -231,6 +241,8 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
             let by = Color::BOTH.into_iter().find(|c| c.name() == by)?;
             Some((by, usize::try_from(*ply).ok()?))
         }),
+        rematch_offer: None,
+        rematch: None,
     };
     room.latest = room.encode_state();
     Ok(room)
@@ -262,7 +274,76 @@ impl Room {
             self.spectators(),
         );
         state.draw_offer = self.pending_draw();
+        state.rematch_offer = self.rematch_offer;
+        state.rematch = self.rematch.as_ref().map(|(id, _)| id.clone());
         state
+    }
+
+    /// A rematch: offered by one player, started when the other asks too, with colours swapped.
+    async fn rematch(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+    ) -> Result<(GameState, Option<SeatGrant>), RoomError> {
+        let seat = self.seat_for(actor)?;
+        if self.status != Status::Finished {
+            return Err(RoomError::NotAllowed(
+                "a rematch comes after the end of the game",
+            ));
+        }
+        let grant = |id: &str, secrets: &[String; 2]| SeatGrant {
+            id: id.to_string(),
+            color: seat.opponent(),
+            secret: secrets[seat.index()].clone(),
+        };
+        if let Some((id, secrets)) = &self.rematch {
+            return Ok((self.state(), Some(grant(id, secrets))));
+        }
+        if self.rematch_offer != Some(seat.opponent()) {
+            self.rematch_offer = Some(seat);
+            self.version += 1;
+            self.broadcast_state();
+            return Ok((self.state(), None));
+        }
+        // This game's White plays Black in the rematch, and the other way round.
+        let secrets = [secrets::new_secret(), secrets::new_secret()];
+        let variant = self.game.variant();
+        let at = now_ms();
+        let id = loop {
+            let id = secrets::new_id();
+            let row = crate::store::GameRow {
+                id: id.clone(),
+                variant: variant.slug().to_string(),
+                options: variant.options_string(),
+                white_secret_hash: Some(secrets::hash(&secrets[Color::Black.index()])),
+                black_secret_hash: Some(secrets::hash(&secrets[Color::White.index()])),
+                status: Status::Playing.as_str().into(),
+                result: None,
+                termination: None,
+                created_at: at,
+                updated_at: at,
+                draw_offer: None,
+            };
+            if rooms.store().write(WriteOp::CreateGame(row)).await? {
+                break id;
+            }
+        };
+        for conn in self.conns.values() {
+            let handoff_url = conn
+                .seat
+                .map(|c| format!("/g/{id}?seat={}", secrets[c.index()]));
+            let message = ServerMessage::Rematch {
+                game: id.clone(),
+                handoff_url,
+            };
+            conn.outbox
+                .push_event(Utf8Bytes::from(message.to_json()), &self.latest);
+        }
+        self.rematch_offer = None;
+        self.rematch = Some((id.clone(), secrets.clone()));
+        self.version += 1;
+        self.broadcast_state();
+        Ok((self.state(), Some(grant(&id, &secrets))))
     }
 
     /// Who offered a draw that still stands: made at the current ply, in a game that is on.
@@ -363,6 +444,9 @@ impl Room {
                 reply,
             } => {
                 let _ = reply.send(self.draw(rooms, actor, action).await);
+            }
+            Command::Rematch { actor, reply } => {
+                let _ = reply.send(self.rematch(rooms, actor).await);
             }
             Command::State { reply } => {
                 let _ = reply.send(Ok(self.state()));
