@@ -31,6 +31,12 @@ pub enum ClientMessage {
     DrawAccept,
     /// Decline the opponent's draw offer.
     DrawDecline,
+    /// Ask the opponent to take back the last turn(s), so that you are to move again.
+    TakebackOffer,
+    /// Accept the opponent's takeback request.
+    TakebackAccept,
+    /// Decline the opponent's takeback request.
+    TakebackDecline,
     /// After the end: ask for a rematch with colours swapped (starts it if the opponent asked).
     Rematch,
     /// Call the game off before both players have moved: nobody wins.
@@ -192,6 +198,8 @@ pub struct GameState {
     pub spectators: u32,
     /// The side whose draw offer is pending; it lapses with the next turn.
     pub draw_offer: Option<Color>,
+    /// The side whose takeback request is pending; it lapses with the next turn.
+    pub takeback_offer: Option<Color>,
     /// After the end: the side that asked for a rematch.
     pub rematch_offer: Option<Color>,
     /// The rematch's game id, once it has started.
@@ -262,6 +270,7 @@ impl GameState {
             seats,
             spectators,
             draw_offer: None,
+            takeback_offer: None,
             rematch_offer: None,
             rematch: None,
             positions: if status == Status::Finished {

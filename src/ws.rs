@@ -11,7 +11,7 @@ use crate::http::limits::{Bucket, client_ip, origin_allowed};
 use crate::http::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox};
-use crate::rooms::{Actor, Connection, DrawAction, Ending, Rooms};
+use crate::rooms::{Actor, Connection, Ending, OfferAction, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -249,11 +249,25 @@ async fn handle(
             | ClientMessage::DrawDecline),
         ) => {
             let action = match msg {
-                ClientMessage::DrawOffer => DrawAction::Offer,
-                ClientMessage::DrawAccept => DrawAction::Accept,
-                _ => DrawAction::Decline,
+                ClientMessage::DrawOffer => OfferAction::Offer,
+                ClientMessage::DrawAccept => OfferAction::Accept,
+                _ => OfferAction::Decline,
             };
             if let Err(e) = rooms.draw(id, Actor::Seat(seat), action).await {
+                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
+            }
+        }
+        Ok(
+            msg @ (ClientMessage::TakebackOffer
+            | ClientMessage::TakebackAccept
+            | ClientMessage::TakebackDecline),
+        ) => {
+            let action = match msg {
+                ClientMessage::TakebackOffer => OfferAction::Offer,
+                ClientMessage::TakebackAccept => OfferAction::Accept,
+                _ => OfferAction::Decline,
+            };
+            if let Err(e) = rooms.takeback(id, Actor::Seat(seat), action).await {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }

@@ -327,6 +327,12 @@ function render() {
   $('draw-offer').hidden = !playing || Boolean(offered);
   $('draw-accept').hidden = !theirs;
   $('draw-decline').hidden = !theirs;
+  const asked = state.takeback_offer;
+  const askedOfMe = playing && asked && asked !== hello.seat;
+  $('takeback-offer').hidden = !playing || Boolean(asked) || state.turns.length === 0;
+  $('takeback-accept').hidden = !askedOfMe;
+  $('takeback-decline').hidden = !askedOfMe;
+  if (askedOfMe) status.textContent += ' Your opponent asks for a takeback.';
   if (theirs) status.textContent += ' Your opponent offers a draw.';
   else if (playing && offered) status.textContent += ' You offered a draw.';
 
@@ -395,6 +401,9 @@ for (const [button, type] of [
   ['draw-accept', 'draw_accept'],
   ['draw-decline', 'draw_decline'],
   ['rematch', 'rematch'],
+  ['takeback-offer', 'takeback_offer'],
+  ['takeback-accept', 'takeback_accept'],
+  ['takeback-decline', 'takeback_decline'],
 ]) {
   $(button).addEventListener('click', () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));

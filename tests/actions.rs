@@ -290,3 +290,72 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(http.play(&new_black, "e5").await.0, 200);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeback_undoes_turns_until_the_asker_is_to_move() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    let path = |action: &str| format!("/api/games/{}/takeback/{action}", white.id);
+
+    // Nothing to take back yet.
+    let (status, _) = http
+        .request("POST", &path("offer"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 409);
+    assert_eq!(http.play(&white, "d6").await.0, 200);
+    assert_eq!(http.play(&black, "f4").await.0, 200);
+    assert_eq!(http.play(&white, "b6").await.0, 200);
+
+    // Black asks while White is to move: Black's own last turn is two plies back, so both go and
+    // Black is to move again.
+    ws_black.send_json(json!({"type": "takeback_offer"})).await;
+    loop {
+        if ws_black.next_of("state").await["takeback_offer"] == "black" {
+            break;
+        }
+    }
+    let (status, body) = http
+        .request("POST", &path("accept"), Some(&white.secret), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(turns(&body), ["d6"]);
+    assert_eq!(body["to_move"], "black");
+    assert!(body["takeback_offer"].is_null());
+
+    // Asked right after one's own turn: that one turn goes.
+    assert_eq!(http.play(&black, "a1").await.0, 200);
+    let (status, _) = http
+        .request("POST", &path("offer"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = http
+        .request("POST", &path("accept"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 409, "one cannot accept one's own request");
+    let (status, body) = http
+        .request("POST", &path("decline"), Some(&white.secret), None)
+        .await;
+    assert_eq!(
+        (status, turns(&body)),
+        (200, vec!["d6".to_string(), "a1".to_string()])
+    );
+    let (status, _) = http
+        .request("POST", &path("offer"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200);
+    let (status, body) = http
+        .request("POST", &path("accept"), Some(&white.secret), None)
+        .await;
+    assert_eq!((status, turns(&body)), (200, vec!["d6".to_string()]));
+
+    // What was taken back stays taken back after a restart, and play goes on.
+    drop(ws_black);
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(turns(&http.state(&white.id).await), ["d6"]);
+    assert_eq!(http.play(&black, "g7").await.0, 200);
+    server.stop().await;
+}

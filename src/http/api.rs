@@ -5,7 +5,7 @@ use super::error::ApiError;
 use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::protocol::{ErrorCode, GameState, Geometry};
-use crate::rooms::{Actor, ColorChoice, DrawAction, Ending, SeatGrant};
+use crate::rooms::{Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -257,25 +257,38 @@ pub async fn abort(
     Ok(Json(app.rooms.end(&id, actor, Ending::Abort).await?))
 }
 
+fn offer_action(action: &str) -> Result<OfferAction, ApiError> {
+    match action {
+        "offer" => Ok(OfferAction::Offer),
+        "accept" => Ok(OfferAction::Accept),
+        "decline" => Ok(OfferAction::Decline),
+        _ => Err(ApiError::new(
+            ErrorCode::NotFound,
+            "offer, accept or decline",
+        )),
+    }
+}
+
 /// `POST /api/games/{id}/draw/{offer|accept|decline}`: the bearer's seat acts on a draw.
 pub async fn draw(
     State(app): State<AppState>,
     Path((id, action)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Result<Json<GameState>, ApiError> {
-    let action = match action.as_str() {
-        "offer" => DrawAction::Offer,
-        "accept" => DrawAction::Accept,
-        "decline" => DrawAction::Decline,
-        _ => {
-            return Err(ApiError::new(
-                ErrorCode::NotFound,
-                "draw/offer, draw/accept or draw/decline",
-            ));
-        }
-    };
+    let action = offer_action(&action)?;
     let actor = Actor::Secret(presented_secret(&headers, &id));
     Ok(Json(app.rooms.draw(&id, actor, action).await?))
+}
+
+/// `POST /api/games/{id}/takeback/{offer|accept|decline}`: the bearer's seat acts on a takeback.
+pub async fn takeback(
+    State(app): State<AppState>,
+    Path((id, action)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    let action = offer_action(&action)?;
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.takeback(&id, actor, action).await?))
 }
 
 /// The answer to `POST /api/games/{id}/rematch`.

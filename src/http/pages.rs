@@ -244,6 +244,9 @@ pub async fn game(
          <button type=\"button\" id=\"draw-offer\" class=\"secondary\" hidden>Offer a draw</button>\
          <button type=\"button\" id=\"draw-accept\" hidden>Accept the draw</button>\
          <button type=\"button\" id=\"draw-decline\" class=\"secondary\" hidden>Decline</button>\
+         <button type=\"button\" id=\"takeback-offer\" class=\"secondary\" hidden>Ask for a takeback</button>\
+         <button type=\"button\" id=\"takeback-accept\" hidden>Allow the takeback</button>\
+         <button type=\"button\" id=\"takeback-decline\" class=\"secondary\" hidden>Refuse</button>\
          <button type=\"button\" id=\"rematch\" hidden>Rematch</button></div>\n\
          <p id=\"rematch-link\" hidden><a>Watch the rematch</a></p>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\

@@ -130,10 +130,10 @@ pub enum Ending {
     Abort,
 }
 
-/// What a player does about a draw.
+/// What a player does about an offer (a draw, a takeback).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DrawAction {
-    /// Offer one (accepts a pending offer of the opponent's).
+pub enum OfferAction {
+    /// Make one (for a draw, this accepts a pending offer of the opponent's).
     Offer,
     /// Accept the opponent's offer.
     Accept,
@@ -432,9 +432,24 @@ impl Rooms {
         &self,
         id: &str,
         actor: Actor,
-        action: DrawAction,
+        action: OfferAction,
     ) -> Result<GameState, RoomError> {
         self.call(id, |reply| Command::Draw {
+            actor: actor.clone(),
+            action,
+            reply,
+        })
+        .await
+    }
+
+    /// Asks for, accepts or declines a takeback for `actor`'s seat; returns the new state.
+    pub async fn takeback(
+        &self,
+        id: &str,
+        actor: Actor,
+        action: OfferAction,
+    ) -> Result<GameState, RoomError> {
+        self.call(id, |reply| Command::Takeback {
             actor: actor.clone(),
             action,
             reply,

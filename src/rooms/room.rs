@@ -3,7 +3,7 @@
 //! committed, apply and push the new state to every connection.
 
 use super::outbox::Outbox;
-use super::{Actor, DrawAction, Ending, RoomError, Rooms, SeatGrant, secrets};
+use super::{Actor, Ending, OfferAction, RoomError, Rooms, SeatGrant, secrets};
 use crate::catalog::parse_options;
 use crate::protocol::{
     GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Status,
@@ -41,12 +41,17 @@ pub(super) enum Command {
     },
     Draw {
         actor: Actor,
-        action: DrawAction,
+        action: OfferAction,
         reply: Reply<GameState>,
     },
     Rematch {
         actor: Actor,
         reply: Reply<(GameState, Option<SeatGrant>)>,
+    },
+    Takeback {
+        actor: Actor,
+        action: OfferAction,
+        reply: Reply<GameState>,
     },
     State {
         reply: Reply<GameState>,
@@ -90,6 +95,8 @@ struct Room {
     latest: Utf8Bytes,
     /// A pending draw offer: who made it, at which ply. It lapses once a turn is played.
     draw_offer: Option<(Color, usize)>,
+    /// A pending takeback request: who asked, at which ply. It lapses once a turn is played.
+    takeback_offer: Option<(Color, usize)>,
     /// After the end: who asked for a rematch.
     rematch_offer: Option<Color>,
     /// The rematch once started: its id and the new secrets of this game's White and Black
@@ -178,6 +185,7 @@ impl Command {
             Command::Move { reply, .. }
             | Command::End { reply, .. }
             | Command::Draw { reply, .. }
+            | Command::Takeback { reply, .. }
             | Command::State { reply } => drop(reply.send(Err(e))),
             Command::Record { reply } => drop(reply.send(Err(e))),
             Command::Connect { reply, .. } => drop(reply.send(Err(e))),
@@ -241,6 +249,7 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
             let by = Color::BOTH.into_iter().find(|c| c.name() == by)?;
             Some((by, usize::try_from(*ply).ok()?))
         }),
+        takeback_offer: None,
         rematch_offer: None,
         rematch: None,
     };
@@ -274,9 +283,83 @@ impl Room {
             self.spectators(),
         );
         state.draw_offer = self.pending_draw();
+        state.takeback_offer = self.pending_takeback();
         state.rematch_offer = self.rematch_offer;
         state.rematch = self.rematch.as_ref().map(|(id, _)| id.clone());
         state
+    }
+
+    fn pending_takeback(&self) -> Option<Color> {
+        self.takeback_offer
+            .filter(|&(_, ply)| ply == self.game.turns().len() && self.status == Status::Playing)
+            .map(|(by, _)| by)
+    }
+
+    /// A takeback: asked for by one player, accepted or declined by the other. Accepting undoes
+    /// the last turn or two, so that the asker is to move again.
+    async fn takeback(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        action: OfferAction,
+    ) -> Result<GameState, RoomError> {
+        let seat = self.seat_for(actor)?;
+        match self.status {
+            Status::Finished => return Err(RoomError::GameOver),
+            Status::Waiting => return Err(RoomError::NotStarted),
+            Status::Playing => {}
+        }
+        let plies = self.game.turns().len();
+        let pending = self.pending_takeback();
+        match action {
+            OfferAction::Offer => {
+                // The asker's own last turn must exist: White's first turn is ply 0.
+                let asker_moved = plies > usize::from(seat == Color::Black);
+                if !asker_moved {
+                    return Err(RoomError::NotAllowed("you have no turn to take back"));
+                }
+                if pending.is_some() {
+                    return Err(RoomError::NotAllowed(
+                        "a takeback request is already pending",
+                    ));
+                }
+                self.takeback_offer = Some((seat, plies));
+            }
+            OfferAction::Decline if pending == Some(seat.opponent()) => {
+                self.takeback_offer = None;
+            }
+            OfferAction::Accept if pending == Some(seat.opponent()) => {
+                let asker = seat.opponent();
+                // Undo until the asker is to move again, having taken back its own last turn.
+                let undo = if self.game.to_move() == asker { 2 } else { 1 };
+                let keep = plies.saturating_sub(undo);
+                let op = WriteOp::TakeBack {
+                    id: self.id.clone(),
+                    from_ply: keep as i64,
+                    at: now_ms(),
+                };
+                if !rooms.store().write(op).await? {
+                    self.reload(rooms).await;
+                    return Err(RoomError::GameOver);
+                }
+                let turns = self.game.turn_strings();
+                let variant = self.game.variant().clone();
+                let start = *self.game.start();
+                self.game = Game::replay(variant, Some(start), &turns[..keep]).map_err(|e| {
+                    RoomError::Store(crate::store::StoreError::Database(e.to_string()))
+                })?;
+                self.takeback_offer = None;
+                self.draw_offer = None;
+            }
+            OfferAction::Accept | OfferAction::Decline => {
+                return Err(RoomError::NotAllowed(
+                    "there is no takeback request to answer",
+                ));
+            }
+        }
+        self.version += 1;
+        self.broadcast_state();
+        Ok(self.state())
     }
 
     /// A rematch: offered by one player, started when the other asks too, with colours swapped.
@@ -357,7 +440,7 @@ impl Room {
         &mut self,
         rooms: &Rooms,
         actor: Actor,
-        action: DrawAction,
+        action: OfferAction,
     ) -> Result<GameState, RoomError> {
         let seat = self.seat_for(actor)?;
         match self.status {
@@ -368,22 +451,22 @@ impl Room {
         let pending = self.pending_draw();
         let from_opponent = pending == Some(seat.opponent());
         match action {
-            DrawAction::Accept | DrawAction::Offer if from_opponent => {
+            OfferAction::Accept | OfferAction::Offer if from_opponent => {
                 self.finish(rooms, Outcome::draw(Termination::Agreement))
                     .await?;
                 return Ok(self.state());
             }
-            DrawAction::Accept | DrawAction::Decline if !from_opponent => {
+            OfferAction::Accept | OfferAction::Decline if !from_opponent => {
                 return Err(RoomError::NotAllowed("there is no draw offer to answer"));
             }
-            DrawAction::Offer if pending == Some(seat) => {
+            OfferAction::Offer if pending == Some(seat) => {
                 return Err(RoomError::NotAllowed(
                     "your draw offer is already on the table",
                 ));
             }
             _ => {}
         }
-        let offer = (action == DrawAction::Offer).then(|| (seat, self.game.turns().len()));
+        let offer = (action == OfferAction::Offer).then(|| (seat, self.game.turns().len()));
         let op = WriteOp::SetDrawOffer {
             id: self.id.clone(),
             offer: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
@@ -444,6 +527,13 @@ impl Room {
                 reply,
             } => {
                 let _ = reply.send(self.draw(rooms, actor, action).await);
+            }
+            Command::Takeback {
+                actor,
+                action,
+                reply,
+            } => {
+                let _ = reply.send(self.takeback(rooms, actor, action).await);
             }
             Command::Rematch { actor, reply } => {
                 let _ = reply.send(self.rematch(rooms, actor).await);

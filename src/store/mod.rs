@@ -187,6 +187,15 @@ pub enum WriteOp {
         /// When.
         at: i64,
     },
+    /// Takes back every turn from `from_ply` on (an accepted takeback); false if the game ended.
+    TakeBack {
+        /// The game.
+        id: String,
+        /// The first ply removed.
+        from_ply: i64,
+        /// When.
+        at: i64,
+    },
     /// Ends a game for a reason off the board; false if it had ended already.
     Finish {
         /// The game.

@@ -190,6 +190,26 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         .rows_affected()
                             == 1
                     }
+                    WriteOp::TakeBack { id, from_ply, at } => {
+                        let open = sqlx::query(
+                            "UPDATE games SET updated_at = $1, draw_offer_by = NULL, \
+                             draw_offer_ply = NULL WHERE id = $2 AND status = 'playing'",
+                        )
+                        .bind(at)
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1;
+                        if open {
+                            sqlx::query("DELETE FROM turns WHERE game_id = $1 AND ply >= $2")
+                                .bind(id)
+                                .bind(*from_ply as i32)
+                                .execute(&mut *tx)
+                                .await?;
+                        }
+                        open
+                    }
                     WriteOp::AppendTurn { end: None, .. } => {
                         unreachable!("plain turns were gathered above")
                     }
