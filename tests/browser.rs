@@ -87,6 +87,14 @@ impl Drop for Driver {
 
 const WAIT: Duration = Duration::from_secs(15);
 
+/// Browser tests take turns: each starts several Chromiums, and two cores are shared by all.
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::OnceLock<tokio::sync::Mutex<()>> = std::sync::OnceLock::new();
+    LOCK.get_or_init(|| tokio::sync::Mutex::new(()))
+        .lock()
+        .await
+}
+
 async fn text(c: &Client, css: &str) -> String {
     match c.find(Locator::Css(css)).await {
         Ok(e) => e.text().await.unwrap_or_default(),
@@ -185,6 +193,7 @@ fn screenshots_dir() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_browsers_play_a_whole_game_while_a_third_watches() {
+    let _turn = one_at_a_time().await;
     let mut server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
@@ -353,6 +362,7 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
+    let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
@@ -420,6 +430,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_visitor_reads_every_variant_page_and_starts_a_game_from_one() {
+    let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let driver = Driver::start().await;
     let page = driver.browser("reader", 1100, 900).await;
@@ -480,6 +491,7 @@ async fn a_visitor_reads_every_variant_page_and_starts_a_game_from_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_resigns_from_the_page() {
+    let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
@@ -512,6 +524,7 @@ async fn a_player_resigns_from_the_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draw_is_offered_and_accepted_on_the_page() {
+    let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
@@ -557,6 +570,7 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapped() {
+    let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
