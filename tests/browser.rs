@@ -179,6 +179,33 @@ async fn click_turn(c: &Client, turn: &str) {
     }
 }
 
+/// A game of `variant` with a Chromium in each seat: the creator's (White, via the handoff link)
+/// and the first visitor's (Black, by opening the share link).
+async fn seated_pair(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+) -> (Client, Client, support::Seat) {
+    let seat = server.http().create(variant, "white").await;
+    let white = driver.browser(names[0], 1000, 800).await;
+    let black = driver.browser(names[1], 1000, 800).await;
+    white
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    black
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&black, "#you", "You play black.").await;
+    (white, black, seat)
+}
+
 async fn count(c: &Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }
@@ -495,17 +522,8 @@ async fn a_player_resigns_from_the_page() {
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
-    let white = driver.browser("white", 1000, 800).await;
-    let black = driver.browser("black", 1000, 800).await;
-    let seat = http.create("six-mens-morris", "white").await;
-    let handoff = format!("{}/g/{}?seat={}", server.base, seat.id, seat.secret);
-    white.goto(&handoff).await.unwrap();
-    wait_text(&white, "#you", "You play white.").await;
-    black
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&black, "#you", "You play black.").await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
     click(&white, "a1").await;
     wait_text(&black, "#turns", "a1").await;
     // Resigning asks once more before it acts.
@@ -526,24 +544,9 @@ async fn a_player_resigns_from_the_page() {
 async fn a_draw_is_offered_and_accepted_on_the_page() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
-    let http = server.http();
     let driver = Driver::start().await;
-    let white = driver.browser("white", 1000, 800).await;
-    let black = driver.browser("black", 1000, 800).await;
-    let seat = http.create("twelve-mens-morris", "white").await;
-    white
-        .goto(&format!(
-            "{}/g/{}?seat={}",
-            server.base, seat.id, seat.secret
-        ))
-        .await
-        .unwrap();
-    wait_text(&white, "#you", "You play white.").await;
-    black
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&black, "#you", "You play black.").await;
+    let (white, black, _) =
+        seated_pair(&server, &driver, "twelve-mens-morris", ["white", "black"]).await;
     white
         .find(Locator::Css("#draw-offer"))
         .await
@@ -572,25 +575,10 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
 async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapped() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
-    let http = server.http();
     let driver = Driver::start().await;
-    let first = driver.browser("first", 1000, 800).await;
-    let second = driver.browser("second", 1000, 800).await;
+    let (first, second, seat) =
+        seated_pair(&server, &driver, "five-mens-morris", ["first", "second"]).await;
     let watcher = driver.browser("watcher", 1000, 800).await;
-    let seat = http.create("five-mens-morris", "white").await;
-    first
-        .goto(&format!(
-            "{}/g/{}?seat={}",
-            server.base, seat.id, seat.secret
-        ))
-        .await
-        .unwrap();
-    wait_text(&first, "#you", "You play white.").await;
-    second
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&second, "#you", "You play black.").await;
     watcher
         .goto(&format!("{}/g/{}", server.base, seat.id))
         .await

@@ -290,9 +290,24 @@ impl Room {
     }
 
     fn pending_takeback(&self) -> Option<Color> {
-        self.takeback_offer
+        self.standing(self.takeback_offer)
+    }
+
+    /// Who made an offer that still stands: made at the current ply, in a game that is on.
+    fn standing(&self, offer: Option<(Color, usize)>) -> Option<Color> {
+        offer
             .filter(|&(_, ply)| ply == self.game.turns().len() && self.status == Status::Playing)
             .map(|(by, _)| by)
+    }
+
+    /// The seat of an actor in a game that is on, or why it cannot act.
+    fn seat_in_play(&self, actor: Actor) -> Result<Color, RoomError> {
+        let seat = self.seat_for(actor)?;
+        match self.status {
+            Status::Finished => Err(RoomError::GameOver),
+            Status::Waiting => Err(RoomError::NotStarted),
+            Status::Playing => Ok(seat),
+        }
     }
 
     /// A takeback: asked for by one player, accepted or declined by the other. Accepting undoes
@@ -303,12 +318,7 @@ impl Room {
         actor: Actor,
         action: OfferAction,
     ) -> Result<GameState, RoomError> {
-        let seat = self.seat_for(actor)?;
-        match self.status {
-            Status::Finished => return Err(RoomError::GameOver),
-            Status::Waiting => return Err(RoomError::NotStarted),
-            Status::Playing => {}
-        }
+        let seat = self.seat_in_play(actor)?;
         let plies = self.game.turns().len();
         let pending = self.pending_takeback();
         match action {
@@ -429,11 +439,8 @@ impl Room {
         Ok((self.state(), Some(grant(&id, &secrets))))
     }
 
-    /// Who offered a draw that still stands: made at the current ply, in a game that is on.
     fn pending_draw(&self) -> Option<Color> {
-        self.draw_offer
-            .filter(|&(_, ply)| ply == self.game.turns().len() && self.status == Status::Playing)
-            .map(|(by, _)| by)
+        self.standing(self.draw_offer)
     }
 
     async fn draw(
@@ -442,12 +449,7 @@ impl Room {
         actor: Actor,
         action: OfferAction,
     ) -> Result<GameState, RoomError> {
-        let seat = self.seat_for(actor)?;
-        match self.status {
-            Status::Finished => return Err(RoomError::GameOver),
-            Status::Waiting => return Err(RoomError::NotStarted),
-            Status::Playing => {}
-        }
+        let seat = self.seat_in_play(actor)?;
         let pending = self.pending_draw();
         let from_opponent = pending == Some(seat.opponent());
         match action {
@@ -707,12 +709,7 @@ impl Room {
         actor: Actor,
         text: &str,
     ) -> Result<GameState, RoomError> {
-        let seat = self.seat_for(actor)?;
-        match self.status {
-            Status::Finished => return Err(RoomError::GameOver),
-            Status::Waiting => return Err(RoomError::NotStarted),
-            Status::Playing => {}
-        }
+        let seat = self.seat_in_play(actor)?;
         if self.game.to_move() != seat {
             return Err(RoomError::NotYourTurn);
         }
