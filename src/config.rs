@@ -39,6 +39,15 @@ pub struct Config {
     #[arg(long, env = "MERELS_ROOM_IDLE_SECS", default_value_t = 60)]
     pub room_idle_secs: u64,
 
+    /// Seconds a player with a real-time clock may be disconnected on their turn before the
+    /// opponent may claim the win or a draw.
+    #[arg(long, env = "MERELS_ABSENT_TIMED_SECS", default_value_t = 30.0)]
+    pub absent_timed_secs: f64,
+
+    /// The same for an untimed game.
+    #[arg(long, env = "MERELS_ABSENT_UNTIMED_SECS", default_value_t = 120.0)]
+    pub absent_untimed_secs: f64,
+
     /// Days after which an unfinished game nobody touched is closed as abandoned.
     #[arg(long, env = "MERELS_ABANDON_AFTER_DAYS", default_value_t = 30.0)]
     pub abandon_after_days: f64,
@@ -107,6 +116,8 @@ impl Config {
             public_url: None,
             log_format: LogFormat::Text,
             room_idle_secs: 60,
+            absent_timed_secs: 30.0,
+            absent_untimed_secs: 120.0,
             abandon_after_days: 30.0,
             max_message_bytes: 4096,
             max_body_bytes: 16384,

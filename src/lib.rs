@@ -8,6 +8,7 @@
 //! - [`catalog`]: the variant files under `variants/`, embedded in the binary: YAML front matter
 //!   for the engine above a Markdown rules page.
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
+//! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules.
 //! - [`protocol`]: the typed, versioned messages between clients and the server.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
 //! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
@@ -18,6 +19,7 @@
 pub mod bench;
 pub mod catalog;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod http;
 pub mod metrics;

@@ -6,12 +6,13 @@
 //! number: a Morris position is tiny, so there are no diffs to get wrong, and a client that sees
 //! a version jump knows it skipped ahead.
 
+use crate::clock::TimeControl;
 use crate::rules::{Board, Color, Game, Termination, board::points};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The protocol's version, sent in every `hello`.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,6 +42,10 @@ pub enum ClientMessage {
     Rematch,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
+    /// The opponent has been gone too long on their turn: claim the win.
+    ClaimWin,
+    /// The opponent has been gone too long on their turn: claim a draw.
+    ClaimDraw,
     /// Ask for the whole state again.
     Sync,
     /// Keep the connection alive; answered with `pong`.
@@ -59,6 +64,24 @@ pub enum ParseError {
 }
 
 impl ClientMessage {
+    /// Every `type` a client may send.
+    pub const TYPES: [&'static str; 14] = [
+        "move",
+        "resign",
+        "draw_offer",
+        "draw_accept",
+        "draw_decline",
+        "takeback_offer",
+        "takeback_accept",
+        "takeback_decline",
+        "rematch",
+        "abort",
+        "claim_win",
+        "claim_draw",
+        "sync",
+        "ping",
+    ];
+
     /// Parses a text frame.
     pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
         #[derive(Deserialize)]
@@ -68,19 +91,7 @@ impl ClientMessage {
         }
         serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
             Err(_) => ParseError::Malformed(e.to_string()),
-            Ok(env)
-                if [
-                    "move",
-                    "resign",
-                    "abort",
-                    "draw_offer",
-                    "draw_accept",
-                    "draw_decline",
-                    "sync",
-                    "ping",
-                ]
-                .contains(&env.kind.as_str()) =>
-            {
+            Ok(env) if ClientMessage::TYPES.contains(&env.kind.as_str()) => {
                 ParseError::BadFields(e.to_string())
             }
             Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
@@ -204,6 +215,12 @@ pub struct GameState {
     pub rematch_offer: Option<Color>,
     /// The rematch's game id, once it has started.
     pub rematch: Option<String>,
+    /// The time control: `untimed`, `M+S` or `Nd`.
+    pub time_control: TimeControl,
+    /// The clocks of a timed game once both seats are filled, as of this message.
+    pub clock: Option<ClockView>,
+    /// While the player to move has been gone: who may claim the game, and when.
+    pub claim: Option<ClaimView>,
     /// Once the game is finished: the position string before the first turn and after each
     /// turn, for replaying it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -273,6 +290,9 @@ impl GameState {
             takeback_offer: None,
             rematch_offer: None,
             rematch: None,
+            time_control: TimeControl::Untimed,
+            clock: None,
+            claim: None,
             positions: if status == Status::Finished {
                 positions(game)
             } else {
@@ -280,6 +300,32 @@ impl GameState {
             },
         }
     }
+}
+
+/// The clocks of a timed game, as of the message that carries them: a client counts the running
+/// one down from the moment it receives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockView {
+    /// White's time left, milliseconds.
+    pub white_ms: i64,
+    /// Black's time left, milliseconds.
+    pub black_ms: i64,
+    /// Whose clock is running, if any (none before both players have moved in a real-time game,
+    /// and none once it is over).
+    pub running: Option<Color>,
+    /// Before both players have moved: how long the player to move has left to make a first
+    /// move before the game is aborted.
+    pub first_move_ms: Option<i64>,
+}
+
+/// The player to move has no connection: the opponent may claim the win or a draw once
+/// `in_ms` reaches zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimView {
+    /// Who may claim.
+    pub by: Color,
+    /// How long until they may, milliseconds (0: now).
+    pub in_ms: i64,
 }
 
 /// Every position of a game, from its start to its end.
@@ -426,7 +472,7 @@ pub enum ServerMessage {
         board: Geometry,
     },
     /// The whole state of the game.
-    State(GameState),
+    State(Box<GameState>),
     /// Your last message did nothing, and why.
     Error {
         /// What kind of error.

@@ -56,6 +56,8 @@ pub async fn run(
         Catalog::builtin(),
         RoomsConfig {
             idle: config.room_idle(),
+            absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
+            absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
             ..RoomsConfig::default()
         },
         stop.clone(),

@@ -233,11 +233,17 @@ async fn handle(
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }
-        Ok(msg @ (ClientMessage::Resign | ClientMessage::Abort)) => {
-            let ending = if msg == ClientMessage::Resign {
-                Ending::Resign
-            } else {
-                Ending::Abort
+        Ok(
+            msg @ (ClientMessage::Resign
+            | ClientMessage::Abort
+            | ClientMessage::ClaimWin
+            | ClientMessage::ClaimDraw),
+        ) => {
+            let ending = match msg {
+                ClientMessage::Resign => Ending::Resign,
+                ClientMessage::Abort => Ending::Abort,
+                ClientMessage::ClaimWin => Ending::ClaimWin,
+                _ => Ending::ClaimDraw,
             };
             if let Err(e) = rooms.end(id, Actor::Seat(seat), ending).await {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;

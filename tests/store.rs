@@ -3,7 +3,7 @@
 
 mod support;
 
-use merels::store::{GameEnd, GameRow, SeatColumn, Store, WriteOp, now_ms};
+use merels::store::{ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp, now_ms};
 use std::sync::atomic::Ordering;
 use support::PgCluster;
 
@@ -12,23 +12,24 @@ fn game(id: &str, at: i64) -> GameRow {
         id: id.into(),
         variant: "six-mens-morris".into(),
         options: String::new(),
+        time_control: "3+2".into(),
         white_secret_hash: Some("aa".repeat(32)),
-        black_secret_hash: None,
         status: "waiting".into(),
-        result: None,
-        termination: None,
         created_at: at,
         updated_at: at,
-        draw_offer: None,
+        version: 1,
+        ..GameRow::default()
     }
 }
 
+/// A turn with the clocks it leaves: White's time falls by the ply, Black's stays.
 fn turn(id: &str, ply: i64, notation: &str) -> WriteOp {
     WriteOp::AppendTurn {
         id: id.into(),
         ply,
         notation: notation.into(),
         at: now_ms(),
+        clock: Some([180_000 - ply, 180_000]),
         end: None,
     }
 }
@@ -59,13 +60,59 @@ async fn exercise(store: Store) {
         id: "g1".into(),
         seat: SeatColumn::Black,
         hash: hash.into(),
-        at: now_ms(),
+        at,
+        clock: Some(ClockRow {
+            white_ms: 180_000,
+            black_ms: 180_000,
+            at,
+        }),
     };
     assert!(store.write(claim("bb")).await.unwrap());
     assert!(!store.write(claim("cc")).await.unwrap());
     let loaded = store.load("g1").await.unwrap().unwrap();
     assert_eq!(loaded.game.black_secret_hash.as_deref(), Some("bb"));
     assert_eq!(loaded.game.status, "playing");
+    assert_eq!(loaded.game.time_control, "3+2");
+    assert_eq!(
+        loaded.game.clock.map(|c| (c.black_ms, c.at)),
+        Some((180_000, at))
+    );
+    assert_eq!(
+        loaded.game.version, 2,
+        "every write that takes effect bumps the version"
+    );
+
+    // Offers stand until cleared; a rematch offer waits for the end.
+    let offer = |kind, by: Option<(&str, i64)>| WriteOp::SetOffer {
+        id: "g1".into(),
+        kind,
+        by: by.map(|(side, ply)| (side.to_string(), ply)),
+        at: now_ms(),
+    };
+    assert!(
+        store
+            .write(offer(OfferKind::Draw, Some(("white", 0))))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .write(offer(OfferKind::Takeback, Some(("black", 0))))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(offer(OfferKind::Rematch, Some(("black", 0))))
+            .await
+            .unwrap()
+    );
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.game.draw_offer, Some(("white".into(), 0)));
+    assert_eq!(loaded.game.takeback_offer, Some(("black".into(), 0)));
+    assert_eq!(loaded.game.version, 4);
+    assert!(store.write(offer(OfferKind::Draw, None)).await.unwrap());
+    assert!(store.write(offer(OfferKind::Takeback, None)).await.unwrap());
 
     // No two turns can claim the same ply, even when they race.
     assert!(store.write(turn("g1", 0, "a1")).await.unwrap());
@@ -92,6 +139,8 @@ async fn exercise(store: Store) {
         [0, 1]
     );
     assert_eq!(loaded.turns[0].notation, "a1");
+    assert_eq!(loaded.turns[1].clock, Some([179_999, 180_000]));
+    assert_eq!(loaded.game.version, 8);
 
     // A turn that ends the game records the end with it; a later end changes nothing.
     let end = GameEnd {
@@ -103,6 +152,7 @@ async fn exercise(store: Store) {
         ply: 2,
         notation: "e5".into(),
         at: now_ms(),
+        clock: None,
         end: Some(end.clone()),
     };
     assert!(store.write(last).await.unwrap());
@@ -115,7 +165,8 @@ async fn exercise(store: Store) {
             .write(WriteOp::Finish {
                 id: "g1".into(),
                 end: resign,
-                at: now_ms()
+                at: now_ms(),
+                clock: None,
             })
             .await
             .unwrap()
@@ -129,6 +180,56 @@ async fn exercise(store: Store) {
         loaded.game.termination.as_deref(),
         Some("fewer than three men")
     );
+    assert_eq!(loaded.game.version, 9);
+
+    // After the end: a rematch offer, then the rematch itself, linked once only.
+    assert!(
+        store
+            .write(offer(OfferKind::Rematch, Some(("black", 0))))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .write(offer(OfferKind::Draw, Some(("white", 3))))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store
+            .load("g1")
+            .await
+            .unwrap()
+            .unwrap()
+            .game
+            .rematch_offer
+            .as_deref(),
+        Some("black")
+    );
+    let rematch = |id: &str| WriteOp::StartRematch {
+        id: "g1".into(),
+        game: GameRow {
+            status: "playing".into(),
+            black_secret_hash: Some("cc".repeat(32)),
+            version: 2,
+            ..game(id, at)
+        },
+    };
+    assert!(store.write(rematch("r1")).await.unwrap());
+    assert!(
+        !store.write(rematch("r2")).await.unwrap(),
+        "one rematch per game"
+    );
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(
+        (
+            loaded.game.rematch_id.as_deref(),
+            loaded.game.rematch_offer.as_deref()
+        ),
+        (Some("r1"), None)
+    );
+    assert_eq!(store.load("r2").await.unwrap(), None);
+    assert_eq!(store.load("r1").await.unwrap().unwrap().game.version, 2);
 
     // Group commit: many games' turns, sent at once, share transactions.
     let before = (
@@ -186,7 +287,11 @@ async fn exercise(store: Store) {
             .is_empty()
     );
     let live = store.live_games(100).await.unwrap();
-    assert!(live.is_empty(), "{live:?}");
+    assert_eq!(
+        live.iter().map(|g| g.0.as_str()).collect::<Vec<_>>(),
+        ["r1"],
+        "only the rematch is being played"
+    );
     store.close().await;
 }
 

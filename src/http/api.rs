@@ -4,6 +4,7 @@
 use super::error::ApiError;
 use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
+use crate::clock::TimeControl;
 use crate::protocol::{ErrorCode, GameState, Geometry};
 use crate::rooms::{Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use crate::rules::Color;
@@ -106,6 +107,15 @@ pub struct CreateRequest {
     options: BTreeMap<String, String>,
     #[serde(default = "random")]
     color: ColorChoice,
+    /// The time control: `untimed` (the default), `M+S` or `Nd`.
+    #[serde(default)]
+    clock: Option<String>,
+}
+
+/// Reads a time control from a request.
+pub fn time_control(text: Option<&str>) -> Result<TimeControl, ApiError> {
+    TimeControl::parse(text.unwrap_or_default())
+        .map_err(|e| ApiError::new(ErrorCode::BadVariant, e.to_string()))
 }
 
 fn random() -> ColorChoice {
@@ -191,10 +201,11 @@ pub async fn create(
     json: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let req = body(&app, json)?;
+    let clock = time_control(req.clock.as_deref())?;
     check_game_rate(&app, &headers, peer)?;
     let grant = app
         .rooms
-        .create(&req.variant, &req.options, req.color)
+        .create(&req.variant, &req.options, clock, req.color)
         .await?;
     Ok(granted(&app, &headers, grant, StatusCode::CREATED))
 }
@@ -255,6 +266,27 @@ pub async fn abort(
 ) -> Result<Json<GameState>, ApiError> {
     let actor = Actor::Secret(presented_secret(&headers, &id));
     Ok(Json(app.rooms.end(&id, actor, Ending::Abort).await?))
+}
+
+/// `POST /api/games/{id}/claim/{win|draw}`: the bearer's opponent has been gone too long on
+/// their turn; the bearer takes the win or a draw.
+pub async fn claim(
+    State(app): State<AppState>,
+    Path((id, what)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Json<GameState>, ApiError> {
+    let ending = match what.as_str() {
+        "win" => Ending::ClaimWin,
+        "draw" => Ending::ClaimDraw,
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::NotFound,
+                "claim/win or claim/draw",
+            ));
+        }
+    };
+    let actor = Actor::Secret(presented_secret(&headers, &id));
+    Ok(Json(app.rooms.end(&id, actor, ending).await?))
 }
 
 fn offer_action(action: &str) -> Result<OfferAction, ApiError> {

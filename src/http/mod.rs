@@ -82,6 +82,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/draw/{action}", post(api::draw))
         .route("/api/games/{id}/takeback/{action}", post(api::takeback))
         .route("/api/games/{id}/rematch", post(api::rematch))
+        .route("/api/games/{id}/claim/{what}", post(api::claim))
         .route("/api/games/{id}/ws", get(crate::ws::upgrade))
         .route("/metrics", get(api::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))

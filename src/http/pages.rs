@@ -79,6 +79,17 @@ pub fn setup_form(info: &VariantInfo) -> String {
         }
         form.push_str("</select></label>\n");
     }
+    form.push_str("<label>Time <select name=\"clock\" class=\"clock-choice\">");
+    for (value, label) in crate::clock::PRESETS {
+        let _ = write!(form, "<option value=\"{value}\">{label}</option>");
+    }
+    form.push_str(
+        "<option value=\"custom\">Custom</option></select></label>\n\
+         <span class=\"custom-clock\"><label>Minutes <input name=\"clock_minutes\" \
+         type=\"number\" min=\"0.25\" max=\"180\" step=\"0.25\" value=\"5\"></label> \
+         <label>+ seconds <input name=\"clock_increment\" type=\"number\" min=\"0\" \
+         max=\"180\" value=\"3\"></label></span>\n",
+    );
     form.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
     for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
         let checked = if value == "random" { " checked" } else { "" };
@@ -166,7 +177,15 @@ pub async fn create(
         .iter()
         .filter_map(|(k, v)| Some((k.strip_prefix("opt.")?.to_string(), v.clone())))
         .collect();
-    let grant = app.rooms.create(variant, &options, color).await?;
+    let clock = match form.get("clock").map(String::as_str) {
+        Some("custom") => {
+            let field = |k: &str| form.get(k).map_or("", |v| v.trim());
+            format!("{}+{}", field("clock_minutes"), field("clock_increment"))
+        }
+        other => other.unwrap_or_default().to_string(),
+    };
+    let clock = super::api::time_control(Some(&clock))?;
+    let grant = app.rooms.create(variant, &options, clock, color).await?;
     Ok((
         StatusCode::SEE_OTHER,
         [

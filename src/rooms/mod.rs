@@ -11,16 +11,18 @@ mod room;
 pub mod secrets;
 
 use crate::catalog::{Catalog, CatalogError};
+use crate::clock::{Clock, TimeControl};
 use crate::protocol::{ErrorCode, GameState};
 use crate::rules::Color;
-use crate::store::{GameRow, Store, StoreError, WriteOp, now_ms};
+use crate::store::{ClockRow, GameRow, Store, StoreError, WriteOp};
 use outbox::Outbox;
 use room::Command;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -128,6 +130,33 @@ pub enum Ending {
     Resign,
     /// The game is called off before both players have moved; nobody wins.
     Abort,
+    /// The opponent has been gone too long on their turn: the claimer wins.
+    ClaimWin,
+    /// The opponent has been gone too long on their turn: a draw.
+    ClaimDraw,
+}
+
+/// The rooms' time, Unix milliseconds: the wall clock when first asked, advanced by tokio's
+/// clock from then on. Clocks, deadlines and stored times all read it, so that a test that
+/// pauses tokio's clock drives every one of them, and a jump of the wall clock moves none.
+pub fn now_ms() -> i64 {
+    static EPOCH: OnceLock<(i64, Instant)> = OnceLock::new();
+    let (wall, start) = *EPOCH.get_or_init(|| (crate::store::now_ms(), Instant::now()));
+    wall + Instant::now().saturating_duration_since(start).as_millis() as i64
+}
+
+/// The tokio instant of a moment in the rooms' time (now, if it has passed).
+fn instant_at(ms: i64) -> Instant {
+    Instant::now() + Duration::from_millis((ms - now_ms()).max(0) as u64)
+}
+
+/// A clock as the store keeps it.
+fn clock_row(clock: &Clock) -> ClockRow {
+    ClockRow {
+        white_ms: clock.left[Color::White.index()],
+        black_ms: clock.left[Color::Black.index()],
+        at: clock.since,
+    }
 }
 
 /// What a player does about an offer (a draw, a takeback).
@@ -178,6 +207,11 @@ pub struct RoomsConfig {
     pub idle: Duration,
     /// How long presence changes are gathered before one state goes out.
     pub presence_delay: Duration,
+    /// How long a player with a real-time clock may be gone on their turn before the opponent
+    /// may claim the game.
+    pub absent_timed: Duration,
+    /// The same for an untimed game. (Days per turn has no claims: the turn's deadline decides.)
+    pub absent_untimed: Duration,
 }
 
 impl Default for RoomsConfig {
@@ -185,6 +219,8 @@ impl Default for RoomsConfig {
         RoomsConfig {
             idle: Duration::from_secs(60),
             presence_delay: Duration::from_millis(250),
+            absent_timed: Duration::from_secs(30),
+            absent_untimed: Duration::from_secs(120),
         }
     }
 }
@@ -260,6 +296,7 @@ impl Rooms {
         &self,
         variant: &str,
         options: &BTreeMap<String, String>,
+        time_control: TimeControl,
         color: ColorChoice,
     ) -> Result<SeatGrant, RoomError> {
         if self.inner.shutdown.is_cancelled() {
@@ -285,22 +322,14 @@ impl Rooms {
                 id: id.clone(),
                 variant: configured.slug().to_string(),
                 options: configured.options_string(),
-                white_secret_hash: if color == Color::White {
-                    hash.clone()
-                } else {
-                    None
-                },
-                black_secret_hash: if color == Color::Black {
-                    hash.clone()
-                } else {
-                    None
-                },
+                time_control: time_control.to_string(),
+                white_secret_hash: hash.clone().filter(|_| color == Color::White),
+                black_secret_hash: hash.clone().filter(|_| color == Color::Black),
                 status: "waiting".into(),
-                result: None,
-                termination: None,
                 created_at: at,
                 updated_at: at,
-                draw_offer: None,
+                version: 1,
+                ..GameRow::default()
             };
             // A taken id (128 random bits) would be a miracle; draw again rather than fail.
             if self.inner.store.write(WriteOp::CreateGame(row)).await? {

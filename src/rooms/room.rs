@@ -3,13 +3,17 @@
 //! committed, apply and push the new state to every connection.
 
 use super::outbox::Outbox;
-use super::{Actor, Ending, OfferAction, RoomError, Rooms, SeatGrant, secrets};
+use super::{
+    Actor, Ending, OfferAction, RoomError, Rooms, SeatGrant, clock_row, instant_at, now_ms, secrets,
+};
 use crate::catalog::parse_options;
+use crate::clock::{Clock, Expiry, TimeControl};
 use crate::protocol::{
-    GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Status,
+    ClaimView, ClockView, GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides,
+    Status,
 };
 use crate::rules::{Color, Game, Outcome, Termination};
-use crate::store::{GameEnd, SeatColumn, StoredGame, WriteOp, now_ms};
+use crate::store::{ClockRow, GameEnd, OfferKind, SeatColumn, StoredGame, WriteOp};
 use axum::extract::ws::Utf8Bytes;
 use std::collections::HashMap;
 use std::pin::pin;
@@ -78,6 +82,15 @@ pub(super) enum Command {
     },
 }
 
+/// What woke a room.
+enum Wake {
+    Command(Option<Command>),
+    Presence,
+    Clock,
+    Idle,
+    Shutdown,
+}
+
 struct Conn {
     seat: Option<Color>,
     outbox: Arc<Outbox>,
@@ -93,15 +106,25 @@ struct Room {
     next_conn: u64,
     /// The current state message, encoded once and shared by every connection.
     latest: Utf8Bytes,
+    /// The time control, and the clocks once both seats are filled (timed games only).
+    control: TimeControl,
+    clock: Option<Clock>,
+    /// For each seat, since when it has had no connection (rooms' time); `None` while it has
+    /// one. An HTTP action counts as being there at that moment.
+    away_since: [Option<i64>; 2],
     /// A pending draw offer: who made it, at which ply. It lapses once a turn is played.
     draw_offer: Option<(Color, usize)>,
     /// A pending takeback request: who asked, at which ply. It lapses once a turn is played.
     takeback_offer: Option<(Color, usize)>,
     /// After the end: who asked for a rematch.
     rematch_offer: Option<Color>,
-    /// The rematch once started: its id and the new secrets of this game's White and Black
-    /// (kept only in memory, to hand each player their new seat again if they ask).
-    rematch: Option<(String, [String; 2])>,
+    /// The rematch once started: its id and, in the room that started it, the new secrets of
+    /// this game's White and Black (to hand each player their new seat again if they ask; the
+    /// store keeps only hashes).
+    rematch: Option<(String, Option<[String; 2]>)>,
+    /// After a failed write of an end on time: not to try again before then.
+    retry_at: i64,
+    config: super::RoomsConfig,
 }
 
 /// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
@@ -131,12 +154,25 @@ pub(super) async fn run(
     let mut presence_due: Option<Instant> = None;
     loop {
         let idle_deadline = idle_since.map(|t| t + config.idle);
-        let far = Instant::now() + std::time::Duration::from_secs(86_400);
-        let idle_timer = pin!(sleep_until(idle_deadline.unwrap_or(far)));
-        let presence_timer = pin!(sleep_until(presence_due.unwrap_or(far)));
-        tokio::select! {
-            cmd = commands.recv() => {
-                let Some(cmd) = cmd else { break };
+        let wake = room.next_wake();
+        // The timers live only while the room waits. While it handles what woke it, and waits
+        // on the store, none of its own is pending: a paused test clock cannot jump past a write.
+        let event = {
+            let far = Instant::now() + std::time::Duration::from_secs(86_400);
+            let idle_timer = pin!(sleep_until(idle_deadline.unwrap_or(far)));
+            let presence_timer = pin!(sleep_until(presence_due.unwrap_or(far)));
+            let clock_timer = pin!(sleep_until(wake.map_or(far, instant_at)));
+            tokio::select! {
+                cmd = commands.recv() => Wake::Command(cmd),
+                _ = presence_timer, if presence_due.is_some() => Wake::Presence,
+                _ = clock_timer, if wake.is_some() => Wake::Clock,
+                _ = idle_timer, if idle_deadline.is_some() => Wake::Idle,
+                _ = shutdown.cancelled() => Wake::Shutdown,
+            }
+        };
+        match event {
+            Wake::Command(None) => break,
+            Wake::Command(Some(cmd)) => {
                 let presence_before = room.presence();
                 room.handle(&rooms, cmd).await;
                 if room.presence() != presence_before && presence_due.is_none() {
@@ -148,11 +184,18 @@ pub(super) async fn run(
                     (false, _) => None,
                 };
             }
-            _ = presence_timer, if presence_due.is_some() => {
+            Wake::Presence => {
                 presence_due = None;
                 room.broadcast_state();
             }
-            _ = idle_timer, if idle_deadline.is_some() => {
+            Wake::Clock => {
+                // A flag fell or a first move is overdue; or an absent player's opponent may
+                // now claim the game, which everyone should see.
+                if !room.settle_time(&rooms).await {
+                    room.broadcast_state();
+                }
+            }
+            Wake::Idle => {
                 // Leave the registry first, so that new callers start a fresh room; then answer
                 // whatever reached this one in the meantime.
                 rooms.forget(&id, generation);
@@ -162,9 +205,10 @@ pub(super) async fn run(
                 }
                 break;
             }
-            _ = shutdown.cancelled() => {
+            Wake::Shutdown => {
                 for conn in room.conns.values() {
-                    conn.outbox.close(crate::http::error::CLOSE_RESTART, "server restarting");
+                    conn.outbox
+                        .close(crate::http::error::CLOSE_RESTART, "server restarting");
                 }
                 commands.close();
                 while let Some(cmd) = commands.recv().await {
@@ -215,7 +259,6 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
     let turns: Vec<&str> = stored.turns.iter().map(|t| t.notation.as_str()).collect();
     let mut game = Game::replay(variant, None, &turns).map_err(|e| corrupt(e.to_string()))?;
     let status = Status::parse(&row.status).ok_or_else(|| corrupt(row.status.clone()))?;
-    let mut version = turns.len() as u64;
     // A game that the store says ended, though its turns did not end it, ended off the board.
     if status == Status::Finished && game.outcome().is_none() {
         let termination = row
@@ -232,26 +275,57 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
             winner,
             termination,
         });
-        version += 1;
     }
-    let seats = [row.white_secret_hash.clone(), row.black_secret_hash.clone()];
-    version += seats.iter().filter(|s| s.is_some()).count() as u64;
+    let control = TimeControl::parse(&row.time_control).map_err(|e| corrupt(e.to_string()))?;
+    // The clocks as of the latest snapshot: the last turn's, or the game's own (the start, a
+    // takeback, the end), which is never older than the turns it follows.
+    let clock = (control.is_timed() && status != Status::Waiting).then(|| {
+        let last_turn = stored.turns.last().and_then(|t| {
+            let [white_ms, black_ms] = t.clock?;
+            Some(ClockRow {
+                white_ms,
+                black_ms,
+                at: t.played_at,
+            })
+        });
+        match [last_turn, row.clock]
+            .into_iter()
+            .flatten()
+            .max_by_key(|c| c.at)
+        {
+            Some(c) => Clock {
+                control,
+                left: [c.white_ms, c.black_ms],
+                since: c.at,
+            },
+            None => Clock::start(control, row.updated_at),
+        }
+    });
+    let color = |name: &str| Color::BOTH.into_iter().find(|c| c.name() == name);
+    let offer = |offer: &Option<(String, i64)>| {
+        let (by, ply) = offer.as_ref()?;
+        Some((color(by)?, usize::try_from(*ply).ok()?))
+    };
+    let now = now_ms();
     let mut room = Room {
         id: row.id.clone(),
         game,
-        seats,
+        seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
         status,
-        version,
+        version: row.version as u64,
         conns: HashMap::new(),
         next_conn: 0,
         latest: Utf8Bytes::from_static(""),
-        draw_offer: row.draw_offer.as_ref().and_then(|(by, ply)| {
-            let by = Color::BOTH.into_iter().find(|c| c.name() == by)?;
-            Some((by, usize::try_from(*ply).ok()?))
-        }),
-        takeback_offer: None,
-        rematch_offer: None,
-        rematch: None,
+        control,
+        clock,
+        // Nobody is connected to a room just loaded: every seat is away from now on.
+        away_since: [Some(now); 2],
+        draw_offer: offer(&row.draw_offer),
+        takeback_offer: offer(&row.takeback_offer),
+        rematch_offer: row.rematch_offer.as_deref().and_then(color),
+        rematch: row.rematch_id.clone().map(|id| (id, None)),
+        retry_at: 0,
+        config: rooms.inner.config.clone(),
     };
     room.latest = room.encode_state();
     Ok(room)
@@ -286,7 +360,89 @@ impl Room {
         state.takeback_offer = self.pending_takeback();
         state.rematch_offer = self.rematch_offer;
         state.rematch = self.rematch.as_ref().map(|(id, _)| id.clone());
+        let now = now_ms();
+        state.time_control = self.control;
+        state.clock = self.clock.map(|clock| self.clock_view(&clock, now));
+        state.claim = self.claim_from().map(|(by, at)| ClaimView {
+            by,
+            in_ms: (at - now).max(0),
+        });
         state
+    }
+
+    /// The clocks as everyone sees them at `now`: ticking only while the game is on.
+    fn clock_view(&self, clock: &Clock, now: i64) -> ClockView {
+        let plies = self.game.turns().len();
+        let to_move = self.game.to_move();
+        let on = self.status == Status::Playing;
+        let left = if on {
+            clock.left_at(now, plies, to_move)
+        } else {
+            clock.left
+        };
+        let first_move_ms = match self.deadline() {
+            Some((at, Expiry::Abort)) => Some((at - now).max(0)),
+            _ => None,
+        };
+        ClockView {
+            white_ms: left[Color::White.index()],
+            black_ms: left[Color::Black.index()],
+            running: (on && clock.runs(plies)).then_some(to_move),
+            first_move_ms,
+        }
+    }
+
+    /// When the turn under way runs out, and what happens then; `None` unless a timed game is on.
+    fn deadline(&self) -> Option<(i64, Expiry)> {
+        if self.status != Status::Playing {
+            return None;
+        }
+        self.clock?
+            .deadline(self.game.turns().len(), self.game.to_move())
+    }
+
+    /// Who may claim the game because the opponent is gone on their own turn, and from when.
+    /// Not before both players have moved: until then the game can simply be aborted.
+    fn claim_from(&self) -> Option<(Color, i64)> {
+        if self.status != Status::Playing || self.game.turns().len() < 2 {
+            return None;
+        }
+        let absent = self.game.to_move();
+        let since = self.away_since[absent.index()]?;
+        let allowed = match self.control {
+            TimeControl::Untimed => self.config.absent_untimed,
+            TimeControl::Fischer { .. } => self.config.absent_timed,
+            TimeControl::Days(_) => return None,
+        };
+        Some((absent.opponent(), since + allowed.as_millis() as i64))
+    }
+
+    /// The next moment the room must act on its own: a deadline, or a claim becoming possible.
+    fn next_wake(&self) -> Option<i64> {
+        let now = now_ms();
+        let claim = self.claim_from().map(|(_, at)| at).filter(|&at| at > now);
+        let deadline = self.deadline().map(|(at, _)| at.max(self.retry_at));
+        [deadline, claim].into_iter().flatten().min()
+    }
+
+    /// Ends the game if its deadline has passed: the player to move loses on time, or the game
+    /// is aborted for want of a first move. True if it ended now.
+    async fn settle_time(&mut self, rooms: &Rooms) -> bool {
+        let Some((at, expiry)) = self.deadline().filter(|&(at, _)| at <= now_ms()) else {
+            return false;
+        };
+        let outcome = match expiry {
+            Expiry::Abort => Outcome::draw(Termination::Aborted),
+            Expiry::Flag => Outcome::win(self.game.to_move().opponent(), Termination::Time),
+        };
+        match self.finish_at(rooms, outcome, at).await {
+            Ok(ended) => ended,
+            Err(e) => {
+                tracing::error!(game = %self.id, error = %e, "could not store the end on time");
+                self.retry_at = now_ms() + 1000;
+                false
+            }
+        }
     }
 
     fn pending_takeback(&self) -> Option<Color> {
@@ -301,7 +457,7 @@ impl Room {
     }
 
     /// The seat of an actor in a game that is on, or why it cannot act.
-    fn seat_in_play(&self, actor: Actor) -> Result<Color, RoomError> {
+    fn seat_in_play(&mut self, actor: Actor) -> Result<Color, RoomError> {
         let seat = self.seat_for(actor)?;
         match self.status {
             Status::Finished => Err(RoomError::GameOver),
@@ -333,9 +489,12 @@ impl Room {
                         "a takeback request is already pending",
                     ));
                 }
-                self.takeback_offer = Some((seat, plies));
+                let offer = Some((seat, plies));
+                self.store_offer(rooms, OfferKind::Takeback, offer).await?;
+                self.takeback_offer = offer;
             }
             OfferAction::Decline if pending == Some(seat.opponent()) => {
+                self.store_offer(rooms, OfferKind::Takeback, None).await?;
                 self.takeback_offer = None;
             }
             OfferAction::Accept if pending == Some(seat.opponent()) => {
@@ -343,10 +502,17 @@ impl Room {
                 // Undo until the asker is to move again, having taken back its own last turn.
                 let undo = if self.game.to_move() == asker { 2 } else { 1 };
                 let keep = plies.saturating_sub(undo);
+                let now = now_ms();
+                // Time spent is not given back: the clocks stop where they stand, and the
+                // asker's runs again from now.
+                let clock = self
+                    .clock
+                    .map(|c| c.stopped_at(now, plies, self.game.to_move()));
                 let op = WriteOp::TakeBack {
                     id: self.id.clone(),
                     from_ply: keep as i64,
-                    at: now_ms(),
+                    at: now,
+                    clock: clock.as_ref().map(clock_row),
                 };
                 if !rooms.store().write(op).await? {
                     self.reload(rooms).await;
@@ -358,6 +524,7 @@ impl Room {
                 self.game = Game::replay(variant, Some(start), &turns[..keep]).map_err(|e| {
                     RoomError::Store(crate::store::StoreError::Database(e.to_string()))
                 })?;
+                self.clock = clock;
                 self.takeback_offer = None;
                 self.draw_offer = None;
             }
@@ -390,37 +557,49 @@ impl Room {
             secret: secrets[seat.index()].clone(),
         };
         if let Some((id, secrets)) = &self.rematch {
-            return Ok((self.state(), Some(grant(id, secrets))));
+            return Ok((self.state(), secrets.as_ref().map(|s| grant(id, s))));
         }
         if self.rematch_offer != Some(seat.opponent()) {
-            self.rematch_offer = Some(seat);
-            self.version += 1;
-            self.broadcast_state();
+            if self.rematch_offer != Some(seat) {
+                self.store_offer(rooms, OfferKind::Rematch, Some((seat, 0)))
+                    .await?;
+                self.rematch_offer = Some(seat);
+                self.version += 1;
+                self.broadcast_state();
+            }
             return Ok((self.state(), None));
         }
         // This game's White plays Black in the rematch, and the other way round.
         let secrets = [secrets::new_secret(), secrets::new_secret()];
         let variant = self.game.variant();
         let at = now_ms();
-        let id = loop {
-            let id = secrets::new_id();
-            let row = crate::store::GameRow {
-                id: id.clone(),
-                variant: variant.slug().to_string(),
-                options: variant.options_string(),
-                white_secret_hash: Some(secrets::hash(&secrets[Color::Black.index()])),
-                black_secret_hash: Some(secrets::hash(&secrets[Color::White.index()])),
-                status: Status::Playing.as_str().into(),
-                result: None,
-                termination: None,
-                created_at: at,
-                updated_at: at,
-                draw_offer: None,
-            };
-            if rooms.store().write(WriteOp::CreateGame(row)).await? {
-                break id;
-            }
+        let id = secrets::new_id();
+        let row = crate::store::GameRow {
+            id: id.clone(),
+            variant: variant.slug().to_string(),
+            options: variant.options_string(),
+            time_control: self.control.to_string(),
+            white_secret_hash: Some(secrets::hash(&secrets[Color::Black.index()])),
+            black_secret_hash: Some(secrets::hash(&secrets[Color::White.index()])),
+            status: Status::Playing.as_str().into(),
+            created_at: at,
+            updated_at: at,
+            version: 2,
+            clock: self
+                .control
+                .is_timed()
+                .then(|| clock_row(&Clock::start(self.control, at))),
+            ..Default::default()
         };
+        let op = WriteOp::StartRematch {
+            id: self.id.clone(),
+            game: row,
+        };
+        if !rooms.store().write(op).await? {
+            // Another server started it first.
+            self.reload(rooms).await;
+            return Err(RoomError::Conflict);
+        }
         for conn in self.conns.values() {
             let handoff_url = conn
                 .seat
@@ -433,10 +612,32 @@ impl Room {
                 .push_event(Utf8Bytes::from(message.to_json()), &self.latest);
         }
         self.rematch_offer = None;
-        self.rematch = Some((id.clone(), secrets.clone()));
+        self.rematch = Some((id.clone(), Some(secrets.clone())));
         self.version += 1;
         self.broadcast_state();
         Ok((self.state(), Some(grant(&id, &secrets))))
+    }
+
+    /// Stores a pending offer (or its end) before the room shows it; if the store says the game
+    /// moved on (another server), the room catches up and the action fails.
+    async fn store_offer(
+        &mut self,
+        rooms: &Rooms,
+        kind: OfferKind,
+        offer: Option<(Color, usize)>,
+    ) -> Result<(), RoomError> {
+        let op = WriteOp::SetOffer {
+            id: self.id.clone(),
+            kind,
+            by: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
+            at: now_ms(),
+        };
+        if rooms.store().write(op).await? {
+            Ok(())
+        } else {
+            self.reload(rooms).await;
+            Err(RoomError::GameOver)
+        }
     }
 
     fn pending_draw(&self) -> Option<Color> {
@@ -469,15 +670,7 @@ impl Room {
             _ => {}
         }
         let offer = (action == OfferAction::Offer).then(|| (seat, self.game.turns().len()));
-        let op = WriteOp::SetDrawOffer {
-            id: self.id.clone(),
-            offer: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
-            at: now_ms(),
-        };
-        if !rooms.store().write(op).await? {
-            self.reload(rooms).await;
-            return Err(RoomError::GameOver);
-        }
+        self.store_offer(rooms, OfferKind::Draw, offer).await?;
         self.draw_offer = offer;
         self.version += 1;
         self.broadcast_state();
@@ -485,7 +678,7 @@ impl Room {
     }
 
     fn encode_state(&self) -> Utf8Bytes {
-        Utf8Bytes::from(ServerMessage::State(self.state()).to_json())
+        Utf8Bytes::from(ServerMessage::State(Box::new(self.state())).to_json())
     }
 
     /// Encodes the state once and queues it for every connection.
@@ -505,6 +698,8 @@ impl Room {
     }
 
     async fn handle(&mut self, rooms: &Rooms, cmd: Command) {
+        // Time first: whatever is asked, a deadline that has passed has ended the game.
+        self.settle_time(rooms).await;
         match cmd {
             Command::Authenticate { secret, reply } => {
                 let seat = secret.as_deref().and_then(|s| self.seat_of_secret(s));
@@ -565,19 +760,30 @@ impl Room {
                 };
                 outbox.push_event(Utf8Bytes::from(hello.to_json()), &self.latest);
                 self.conns.insert(id, Conn { seat, outbox });
+                if let Some(seat) = seat {
+                    self.away_since[seat.index()] = None;
+                }
                 // The newcomer gets the state with itself counted; others hear of it shortly.
                 self.latest = self.encode_state();
                 self.conns[&id].outbox.push_state(self.latest.clone());
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
-                if let Some(c) = self.conns.get(&conn) {
-                    c.outbox.push_state(self.latest.clone());
+                // Encoded afresh: the clocks in the last broadcast may be stale by now.
+                if self.conns.contains_key(&conn) {
+                    self.latest = self.encode_state();
+                    self.conns[&conn].outbox.push_state(self.latest.clone());
                 }
                 let _ = reply.send(Ok(()));
             }
             Command::Disconnect { conn, reply } => {
-                self.conns.remove(&conn);
+                if let Some(Conn {
+                    seat: Some(seat), ..
+                }) = self.conns.remove(&conn)
+                    && !self.conns.values().any(|c| c.seat == Some(seat))
+                {
+                    self.away_since[seat.index()] = Some(now_ms());
+                }
                 let _ = reply.send(Ok(()));
             }
             Command::Abandon { reply } => {
@@ -618,11 +824,18 @@ impl Room {
             Color::White => SeatColumn::White,
             Color::Black => SeatColumn::Black,
         };
+        let at = now_ms();
+        // Filling the second seat starts the game, and with it the clocks.
+        let clock = self
+            .control
+            .is_timed()
+            .then(|| Clock::start(self.control, at));
         let op = WriteOp::ClaimSeat {
             id: self.id.clone(),
             seat,
             hash: hash.clone(),
-            at: now_ms(),
+            at,
+            clock: clock.as_ref().map(clock_row),
         };
         if !rooms.store().write(op).await? {
             // Another server took it first: catch up with the store.
@@ -630,6 +843,7 @@ impl Room {
             return Err(RoomError::SeatsTaken);
         }
         self.seats[color.index()] = Some(hash);
+        self.clock = clock;
         self.status = Status::Playing;
         self.version += 1;
         self.broadcast_state();
@@ -640,14 +854,19 @@ impl Room {
         })
     }
 
-    /// The seat an actor holds, or why it holds none.
-    fn seat_for(&self, actor: Actor) -> Result<Color, RoomError> {
+    /// The seat an actor holds, or why it holds none. A player acting over HTTP is there now,
+    /// as far as an absence claim is concerned.
+    fn seat_for(&mut self, actor: Actor) -> Result<Color, RoomError> {
         let seat = match actor {
             Actor::Seat(seat) => seat,
             Actor::Secret(None) => return Err(RoomError::Unauthenticated),
             Actor::Secret(Some(secret)) => self.seat_of_secret(&secret),
-        };
-        seat.ok_or(RoomError::NotSeated)
+        }
+        .ok_or(RoomError::NotSeated)?;
+        if let Some(since) = &mut self.away_since[seat.index()] {
+            *since = now_ms();
+        }
+        Ok(seat)
     }
 
     async fn end_by(
@@ -674,6 +893,26 @@ impl Room {
                 ));
             }
             Ending::Abort => Outcome::draw(Termination::Aborted),
+            Ending::ClaimWin | Ending::ClaimDraw => {
+                match self.claim_from() {
+                    Some((by, at)) if by == seat && at <= now_ms() => {}
+                    Some((by, _)) if by == seat => {
+                        return Err(RoomError::NotAllowed(
+                            "your opponent has not been gone long enough to claim the game",
+                        ));
+                    }
+                    _ => {
+                        return Err(RoomError::NotAllowed(
+                            "you may claim the game only while your opponent is gone on their turn",
+                        ));
+                    }
+                }
+                if ending == Ending::ClaimWin {
+                    Outcome::win(seat, Termination::Abandonment)
+                } else {
+                    Outcome::draw(Termination::Abandonment)
+                }
+            }
         };
         if !self.finish(rooms, outcome).await? {
             return Err(RoomError::GameOver);
@@ -681,22 +920,38 @@ impl Room {
         Ok(self.state())
     }
 
-    /// Stores an end decided off the board, then applies and broadcasts it; false if the store
-    /// says the game had already ended (the room then reloads).
+    /// Stores an end decided off the board now, then applies and broadcasts it.
     async fn finish(&mut self, rooms: &Rooms, outcome: Outcome) -> Result<bool, RoomError> {
+        self.finish_at(rooms, outcome, now_ms()).await
+    }
+
+    /// Stores an end decided off the board at `at` (with the clocks stopped then), then applies
+    /// and broadcasts it; false if the store says the game had already ended (the room then
+    /// reloads).
+    async fn finish_at(
+        &mut self,
+        rooms: &Rooms,
+        outcome: Outcome,
+        at: i64,
+    ) -> Result<bool, RoomError> {
+        let clock = self
+            .clock
+            .map(|c| c.stopped_at(at, self.game.turns().len(), self.game.to_move()));
         let op = WriteOp::Finish {
             id: self.id.clone(),
             end: GameEnd {
                 result: outcome.result().to_string(),
                 termination: outcome.termination.as_str().to_string(),
             },
-            at: now_ms(),
+            at,
+            clock: clock.as_ref().map(clock_row),
         };
         if !rooms.store().write(op).await? {
             self.reload(rooms).await;
             return Ok(false);
         }
         self.game.end(outcome);
+        self.clock = clock;
         self.status = Status::Finished;
         self.version += 1;
         self.broadcast_state();
@@ -724,11 +979,15 @@ impl Room {
             result: o.result().to_string(),
             termination: o.termination.as_str().to_string(),
         });
+        let at = now_ms();
+        let plies = self.game.turns().len();
+        let clock = self.clock.map(|c| c.after_turn(at, plies, seat));
         let op = WriteOp::AppendTurn {
             id: self.id.clone(),
-            ply: self.game.turns().len() as i64,
+            ply: plies as i64,
             notation: variant.turn_string(turn),
-            at: now_ms(),
+            at,
+            clock: clock.map(|c| c.left),
             end,
         };
         if !rooms.store().write(op).await? {
@@ -736,6 +995,7 @@ impl Room {
             return Err(RoomError::Conflict);
         }
         self.game = next;
+        self.clock = clock;
         self.version += 1;
         if self.game.outcome().is_some() {
             self.status = Status::Finished;
@@ -763,12 +1023,20 @@ impl Room {
     async fn reload(&mut self, rooms: &Rooms) {
         match rooms.store().load(&self.id).await {
             Ok(Some(stored)) => match room_from(rooms, stored) {
-                Ok(fresh) => {
-                    self.game = fresh.game;
-                    self.seats = fresh.seats;
-                    self.draw_offer = fresh.draw_offer;
-                    self.status = fresh.status;
-                    self.version = fresh.version.max(self.version + 1);
+                Ok(mut fresh) => {
+                    // What the store does not hold stays: the connections, who is away, and
+                    // the new secrets of a rematch this room started.
+                    fresh.conns = std::mem::take(&mut self.conns);
+                    fresh.next_conn = self.next_conn;
+                    fresh.away_since = self.away_since;
+                    if let (Some((id, secrets)), Some((fresh_id, None))) =
+                        (self.rematch.take(), fresh.rematch.as_mut())
+                        && id == *fresh_id
+                    {
+                        fresh.rematch = Some((id, secrets));
+                    }
+                    fresh.version = fresh.version.max(self.version + 1);
+                    *self = fresh;
                 }
                 Err(e) => tracing::error!(game = %self.id, error = %e, "reload failed"),
             },

@@ -85,7 +85,7 @@ pub fn now_ms() -> i64 {
 }
 
 /// A game as stored, without its turns.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GameRow {
     /// The public id.
     pub id: String,
@@ -93,6 +93,8 @@ pub struct GameRow {
     pub variant: String,
     /// The table options, `key=value,...`.
     pub options: String,
+    /// The time control, as [`crate::clock::TimeControl`] writes it.
+    pub time_control: String,
     /// Hex SHA-256 of White's seat secret; `None` while the seat is empty.
     pub white_secret_hash: Option<String>,
     /// Hex SHA-256 of Black's seat secret; `None` while the seat is empty.
@@ -107,8 +109,29 @@ pub struct GameRow {
     pub created_at: i64,
     /// When it last changed.
     pub updated_at: i64,
+    /// Bumped by every write to the game: the version its states carry.
+    pub version: i64,
+    /// The clocks as of a moment that was not a turn (the start, a takeback, the end).
+    pub clock: Option<ClockRow>,
     /// The side with a pending draw offer, and the ply it was made at.
     pub draw_offer: Option<(String, i64)>,
+    /// The side with a pending takeback request, and the ply it was made at.
+    pub takeback_offer: Option<(String, i64)>,
+    /// After the end: the side that asked for a rematch.
+    pub rematch_offer: Option<String>,
+    /// The rematch's id, once it has started.
+    pub rematch_id: Option<String>,
+}
+
+/// Both clocks as of a moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockRow {
+    /// White's time left, milliseconds.
+    pub white_ms: i64,
+    /// Black's time left, milliseconds.
+    pub black_ms: i64,
+    /// The moment, Unix milliseconds.
+    pub at: i64,
 }
 
 /// A stored turn.
@@ -118,8 +141,10 @@ pub struct TurnRow {
     pub ply: i64,
     /// The turn in notation.
     pub notation: String,
-    /// When it was stored.
+    /// When it was stored: when the next turn began.
     pub played_at: i64,
+    /// In a timed game, both clocks (White's, Black's) right after the turn.
+    pub clock: Option<[i64; 2]>,
 }
 
 /// A game with its turns in order.
@@ -149,10 +174,22 @@ pub enum SeatColumn {
     Black,
 }
 
-/// One write, applied in a batch by the writer.
+/// The offers a game stores while they stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OfferKind {
+    /// A draw offer (while the game is on).
+    Draw,
+    /// A takeback request (while the game is on).
+    Takeback,
+    /// A rematch offer (after the end).
+    Rematch,
+}
+
+/// One write, applied in a batch by the writer. Each one that takes effect bumps the game's
+/// stored version by one (a new game starts at the number of seats it fills).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteOp {
-    /// A new game with one seat taken.
+    /// A new game.
     CreateGame(GameRow),
     /// Takes an empty seat; false if it was taken already.
     ClaimSeat {
@@ -164,6 +201,8 @@ pub enum WriteOp {
         hash: String,
         /// When.
         at: i64,
+        /// The clocks, started as this seat fills the game (timed games).
+        clock: Option<ClockRow>,
     },
     /// Stores a turn at its ply, and the end if it ended the game; false if the ply was taken.
     AppendTurn {
@@ -175,19 +214,25 @@ pub enum WriteOp {
         notation: String,
         /// When.
         at: i64,
+        /// In a timed game, both clocks (White's, Black's) right after the turn.
+        clock: Option<[i64; 2]>,
         /// The end this turn brought.
         end: Option<GameEnd>,
     },
-    /// Sets or clears the pending draw offer of an unfinished game; false if it had ended.
-    SetDrawOffer {
+    /// Sets or clears a pending offer: a draw or takeback of an unfinished game, a rematch of a
+    /// finished one; false if the game is not in that state.
+    SetOffer {
         /// The game.
         id: String,
+        /// Which offer.
+        kind: OfferKind,
         /// The side offering and the ply, or `None` to clear.
-        offer: Option<(String, i64)>,
+        by: Option<(String, i64)>,
         /// When.
         at: i64,
     },
-    /// Takes back every turn from `from_ply` on (an accepted takeback); false if the game ended.
+    /// Takes back every turn from `from_ply` on (an accepted takeback), clearing the offers;
+    /// false if the game ended.
     TakeBack {
         /// The game.
         id: String,
@@ -195,6 +240,8 @@ pub enum WriteOp {
         from_ply: i64,
         /// When.
         at: i64,
+        /// The clocks as they stood when the takeback was accepted (timed games).
+        clock: Option<ClockRow>,
     },
     /// Ends a game for a reason off the board; false if it had ended already.
     Finish {
@@ -204,6 +251,16 @@ pub enum WriteOp {
         end: GameEnd,
         /// When.
         at: i64,
+        /// The clocks as they stood at the end (timed games).
+        clock: Option<ClockRow>,
+    },
+    /// Starts the rematch of a finished game: stores the new game and links the old one to it;
+    /// false if the old game already has a rematch.
+    StartRematch {
+        /// The finished game.
+        id: String,
+        /// The new game, both seats taken.
+        game: GameRow,
     },
 }
 
@@ -251,8 +308,13 @@ impl Store {
                 std::fs::create_dir_all(dir)
                     .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
             }
+            // The file does not go stale the way a server connection can: no ping before use
+            // and no reaping, so an idle pool does no work and keeps no timers of its own.
             let pool = SqlitePoolOptions::new()
                 .max_connections(4)
+                .test_before_acquire(false)
+                .idle_timeout(None)
+                .max_lifetime(None)
                 .connect_with(options)
                 .await?;
             sqlx::migrate!("migrations/sqlite").run(&pool).await?;
@@ -330,18 +392,34 @@ impl Store {
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         on_pool!(&self.backend, pool => {
             let row = sqlx::query(
-                "SELECT id, variant, options, white_secret_hash, black_secret_hash, status, \
-                 result, termination, created_at, updated_at, draw_offer_by, draw_offer_ply \
-                 FROM games WHERE id = $1",
+                "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
+                 status, result, termination, created_at, updated_at, version, clock_white_ms, \
+                 clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
+                 takeback_offer_ply, rematch_offer_by, rematch_id FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)
             .await?;
             let Some(row) = row else { return Ok(None) };
+            let offer = |by: &str, ply: &str| -> Result<Option<(String, i64)>, sqlx::Error> {
+                Ok(match (row.try_get::<Option<String>, _>(by)?, row.try_get::<Option<i64>, _>(ply)?) {
+                    (Some(by), Some(ply)) => Some((by, ply)),
+                    _ => None,
+                })
+            };
+            let clock = match (
+                row.try_get::<Option<i64>, _>("clock_white_ms")?,
+                row.try_get::<Option<i64>, _>("clock_black_ms")?,
+                row.try_get::<Option<i64>, _>("clock_at")?,
+            ) {
+                (Some(white_ms), Some(black_ms), Some(at)) => Some(ClockRow { white_ms, black_ms, at }),
+                _ => None,
+            };
             let game = GameRow {
                 id: row.try_get("id")?,
                 variant: row.try_get("variant")?,
                 options: row.try_get("options")?,
+                time_control: row.try_get("time_control")?,
                 white_secret_hash: row.try_get("white_secret_hash")?,
                 black_secret_hash: row.try_get("black_secret_hash")?,
                 status: row.try_get("status")?,
@@ -349,16 +427,16 @@ impl Store {
                 termination: row.try_get("termination")?,
                 created_at: row.try_get("created_at")?,
                 updated_at: row.try_get("updated_at")?,
-                draw_offer: match (
-                    row.try_get::<Option<String>, _>("draw_offer_by")?,
-                    row.try_get::<Option<i64>, _>("draw_offer_ply")?,
-                ) {
-                    (Some(by), Some(ply)) => Some((by, ply)),
-                    _ => None,
-                },
+                version: row.try_get("version")?,
+                clock,
+                draw_offer: offer("draw_offer_by", "draw_offer_ply")?,
+                takeback_offer: offer("takeback_offer_by", "takeback_offer_ply")?,
+                rematch_offer: row.try_get("rematch_offer_by")?,
+                rematch_id: row.try_get("rematch_id")?,
             };
             let turns = sqlx::query(
-                "SELECT ply, notation, played_at FROM turns WHERE game_id = $1 ORDER BY ply",
+                "SELECT ply, notation, played_at, white_ms, black_ms FROM turns \
+                 WHERE game_id = $1 ORDER BY ply",
             )
             .bind(id)
             .fetch_all(pool)
@@ -369,6 +447,13 @@ impl Store {
                     ply: i64::from(r.try_get::<i32, _>("ply")?),
                     notation: r.try_get("notation")?,
                     played_at: r.try_get("played_at")?,
+                    clock: match (
+                        r.try_get::<Option<i64>, _>("white_ms")?,
+                        r.try_get::<Option<i64>, _>("black_ms")?,
+                    ) {
+                        (Some(white), Some(black)) => Some([white, black]),
+                        _ => None,
+                    },
                 })
             })
             .collect::<Result<Vec<_>, sqlx::Error>>()?;

@@ -5,7 +5,7 @@
 //! A write that loses (a taken seat, a taken ply) is not an error: its statement changes no row,
 //! the others in the batch still commit, and its sender hears `false`.
 
-use super::{Backend, SeatColumn, StoreError, WriteOp, on_pool};
+use super::{Backend, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
 use sqlx::Row;
 use std::sync::Arc;
@@ -105,43 +105,73 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                 continue;
             }
             applied[i] = match op {
-                    WriteOp::CreateGame(g) => {
-                        sqlx::query(
-                            "INSERT INTO games (id, variant, options, white_secret_hash, \
-                             black_secret_hash, status, result, termination, created_at, updated_at) \
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING",
-                        )
-                        .bind(&g.id)
-                        .bind(&g.variant)
-                        .bind(&g.options)
-                        .bind(&g.white_secret_hash)
-                        .bind(&g.black_secret_hash)
-                        .bind(&g.status)
-                        .bind(&g.result)
-                        .bind(&g.termination)
-                        .bind(g.created_at)
-                        .bind(g.updated_at)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1
+                    WriteOp::CreateGame(g) | WriteOp::StartRematch { game: g, .. } => {
+                        let linked = match op {
+                            WriteOp::StartRematch { id, game } => {
+                                sqlx::query(
+                                    "UPDATE games SET rematch_id = $1, rematch_offer_by = NULL, \
+                                     updated_at = $2, version = version + 1 WHERE id = $3 \
+                                     AND status = 'finished' AND rematch_id IS NULL",
+                                )
+                                .bind(&game.id)
+                                .bind(game.created_at)
+                                .bind(id)
+                                .execute(&mut *tx)
+                                .await?
+                                .rows_affected()
+                                    == 1
+                            }
+                            _ => true,
+                        };
+                        linked
+                            && sqlx::query(
+                                "INSERT INTO games (id, variant, options, time_control, \
+                                 white_secret_hash, black_secret_hash, status, result, termination, \
+                                 created_at, updated_at, version, clock_white_ms, clock_black_ms, \
+                                 clock_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
+                                 $12, $13, $14, $15) ON CONFLICT DO NOTHING",
+                            )
+                            .bind(&g.id)
+                            .bind(&g.variant)
+                            .bind(&g.options)
+                            .bind(&g.time_control)
+                            .bind(&g.white_secret_hash)
+                            .bind(&g.black_secret_hash)
+                            .bind(&g.status)
+                            .bind(&g.result)
+                            .bind(&g.termination)
+                            .bind(g.created_at)
+                            .bind(g.updated_at)
+                            .bind(g.version)
+                            .bind(g.clock.map(|c| c.white_ms))
+                            .bind(g.clock.map(|c| c.black_ms))
+                            .bind(g.clock.map(|c| c.at))
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
+                                == 1
                     }
-                    WriteOp::ClaimSeat { id, seat, hash, at } => {
+                    WriteOp::ClaimSeat { id, seat, hash, at, clock } => {
                         let sql = match seat {
                             SeatColumn::White => {
                                 "UPDATE games SET white_secret_hash = $1, status = 'playing', \
-                                 updated_at = $2 WHERE id = $3 AND status = 'waiting' \
-                                 AND white_secret_hash IS NULL"
+                                 updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
+                                 clock_at = $5, version = version + 1 WHERE id = $6 \
+                                 AND status = 'waiting' AND white_secret_hash IS NULL"
                             }
                             SeatColumn::Black => {
                                 "UPDATE games SET black_secret_hash = $1, status = 'playing', \
-                                 updated_at = $2 WHERE id = $3 AND status = 'waiting' \
-                                 AND black_secret_hash IS NULL"
+                                 updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
+                                 clock_at = $5, version = version + 1 WHERE id = $6 \
+                                 AND status = 'waiting' AND black_secret_hash IS NULL"
                             }
                         };
                         sqlx::query(sql)
                             .bind(hash)
                             .bind(at)
+                            .bind(clock.map(|c| c.white_ms))
+                            .bind(clock.map(|c| c.black_ms))
+                            .bind(clock.map(|c| c.at))
                             .bind(id)
                             .execute(&mut *tx)
                             .await?
@@ -149,15 +179,17 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                             == 1
                     }
                     // A turn that ends its game: stored with the end, one at a time.
-                    WriteOp::AppendTurn { id, ply, notation, at, end: Some(end) } => {
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, end: Some(end) } => {
                         let inserted = sqlx::query(
-                            "INSERT INTO turns (game_id, ply, notation, played_at) \
-                             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
+                             black_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
                         )
                         .bind(id)
                         .bind(*ply as i32)
                         .bind(notation)
                         .bind(at)
+                        .bind(clock.map(|c| c[0]))
+                        .bind(clock.map(|c| c[1]))
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -165,7 +197,8 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         if inserted {
                             sqlx::query(
                                 "UPDATE games SET updated_at = $1, status = 'finished', \
-                                 result = $2, termination = $3 WHERE id = $4",
+                                 result = $2, termination = $3, version = version + 1 \
+                                 WHERE id = $4",
                             )
                             .bind(at)
                             .bind(&end.result)
@@ -176,26 +209,49 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         }
                         inserted
                     }
-                    WriteOp::SetDrawOffer { id, offer, at } => {
-                        sqlx::query(
-                            "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
-                             updated_at = $3 WHERE id = $4 AND status <> 'finished'",
-                        )
-                        .bind(offer.as_ref().map(|(by, _)| by.clone()))
-                        .bind(offer.as_ref().map(|(_, ply)| *ply))
-                        .bind(at)
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
+                    WriteOp::SetOffer { id, kind, by, at } => {
+                        let sql = match kind {
+                            OfferKind::Draw => {
+                                "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
+                                 updated_at = $3, version = version + 1 WHERE id = $4 \
+                                 AND status <> 'finished'"
+                            }
+                            OfferKind::Takeback => {
+                                "UPDATE games SET takeback_offer_by = $1, takeback_offer_ply = $2, \
+                                 updated_at = $3, version = version + 1 WHERE id = $4 \
+                                 AND status <> 'finished'"
+                            }
+                            OfferKind::Rematch => {
+                                "UPDATE games SET rematch_offer_by = $1, updated_at = $2, \
+                                 version = version + 1 WHERE id = $3 \
+                                 AND status = 'finished' AND rematch_id IS NULL"
+                            }
+                        };
+                        let mut query = sqlx::query(sql).bind(by.as_ref().map(|(by, _)| by.clone()));
+                        // A rematch offer comes after the end: it has no ply.
+                        if *kind != OfferKind::Rematch {
+                            query = query.bind(by.as_ref().map(|(_, ply)| *ply));
+                        }
+                        query
+                            .bind(at)
+                            .bind(id)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
                             == 1
                     }
-                    WriteOp::TakeBack { id, from_ply, at } => {
+                    WriteOp::TakeBack { id, from_ply, at, clock } => {
                         let open = sqlx::query(
                             "UPDATE games SET updated_at = $1, draw_offer_by = NULL, \
-                             draw_offer_ply = NULL WHERE id = $2 AND status = 'playing'",
+                             draw_offer_ply = NULL, takeback_offer_by = NULL, \
+                             takeback_offer_ply = NULL, clock_white_ms = $2, clock_black_ms = $3, \
+                             clock_at = $4, version = version + 1 \
+                             WHERE id = $5 AND status = 'playing'",
                         )
                         .bind(at)
+                        .bind(clock.map(|c| c.white_ms))
+                        .bind(clock.map(|c| c.black_ms))
+                        .bind(clock.map(|c| c.at))
                         .bind(id)
                         .execute(&mut *tx)
                         .await?
@@ -213,14 +269,20 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                     WriteOp::AppendTurn { end: None, .. } => {
                         unreachable!("plain turns were gathered above")
                     }
-                    WriteOp::Finish { id, end, at } => {
+                    WriteOp::Finish { id, end, at, clock } => {
                         sqlx::query(
                             "UPDATE games SET status = 'finished', result = $1, termination = $2, \
-                             updated_at = $3 WHERE id = $4 AND status <> 'finished'",
+                             updated_at = $3, clock_white_ms = COALESCE($4, clock_white_ms), \
+                             clock_black_ms = COALESCE($5, clock_black_ms), \
+                             clock_at = COALESCE($6, clock_at), version = version + 1 \
+                             WHERE id = $7 AND status <> 'finished'",
                         )
                         .bind(&end.result)
                         .bind(&end.termination)
                         .bind(at)
+                        .bind(clock.map(|c| c.white_ms))
+                        .bind(clock.map(|c| c.black_ms))
+                        .bind(clock.map(|c| c.at))
                         .bind(id)
                         .execute(&mut *tx)
                         .await?
@@ -231,16 +293,21 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
         }
         if !plain.is_empty() {
             let turn = |i: usize| match ops[i] {
-                WriteOp::AppendTurn { id, ply, notation, at, .. } => (id, *ply, notation, *at),
+                WriteOp::AppendTurn { id, ply, notation, at, clock, .. } => {
+                    (id, *ply, notation, *at, *clock)
+                }
                 _ => unreachable!("only plain turns are gathered"),
             };
-            let mut insert =
-                sqlx::QueryBuilder::new("INSERT INTO turns (game_id, ply, notation, played_at) ");
-            insert.push_values(plain.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at)| {
+            let mut insert = sqlx::QueryBuilder::new(
+                "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
+            );
+            insert.push_values(plain.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at, clock)| {
                 row.push_bind(id.clone())
                     .push_bind(ply as i32)
                     .push_bind(notation.clone())
-                    .push_bind(at);
+                    .push_bind(at)
+                    .push_bind(clock.map(|c| c[0]))
+                    .push_bind(clock.map(|c| c[1]));
             });
             insert.push(" ON CONFLICT DO NOTHING RETURNING game_id, ply");
             let mut stored: std::collections::HashSet<(String, i32)> = insert
@@ -252,12 +319,13 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                 .collect::<Result<_, sqlx::Error>>()?;
             let latest = plain.iter().map(|&i| turn(i).3).max().unwrap_or_default();
             let mut update = sqlx::QueryBuilder::new("UPDATE games SET updated_at = ");
-            update.push_bind(latest).push(" WHERE id IN (");
+            // A game has at most one turn in a batch: its room waits for each commit.
+            update.push_bind(latest).push(", version = version + 1 WHERE id IN (");
             let any = !stored.is_empty();
             let mut ids = update.separated(", ");
             // Of several turns for one ply, the first in the statement is the one stored.
             for &i in &plain {
-                let (id, ply, _, _) = turn(i);
+                let (id, ply, ..) = turn(i);
                 if stored.remove(&(id.clone(), ply as i32)) {
                     applied[i] = true;
                     ids.push_bind(id.clone());

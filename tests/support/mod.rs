@@ -161,12 +161,17 @@ impl Http {
     }
 
     pub async fn create(&self, variant: &str, color: &str) -> Seat {
+        self.create_timed(variant, color, "untimed").await
+    }
+
+    /// A new game with a time control (`untimed`, `M+S`, `Nd`).
+    pub async fn create_timed(&self, variant: &str, color: &str, clock: &str) -> Seat {
         let (status, body) = self
             .request(
                 "POST",
                 "/api/games",
                 None,
-                Some(json!({"variant": variant, "options": {}, "color": color})),
+                Some(json!({"variant": variant, "options": {}, "color": color, "clock": clock})),
             )
             .await;
         assert_eq!(status, 201, "{body}");

@@ -1,0 +1,22 @@
+-- Time controls and clocks; the takeback and rematch offers; a stored version number.
+-- A clock snapshot (time left for each side, as of a moment) lives on the turn that made it, or
+-- on the game for the moments that are not turns: the start, a takeback, the end.
+ALTER TABLE games ADD COLUMN time_control TEXT NOT NULL DEFAULT 'untimed';
+ALTER TABLE games ADD COLUMN clock_white_ms INTEGER;
+ALTER TABLE games ADD COLUMN clock_black_ms INTEGER;
+ALTER TABLE games ADD COLUMN clock_at INTEGER;
+ALTER TABLE games ADD COLUMN takeback_offer_by TEXT;
+ALTER TABLE games ADD COLUMN takeback_offer_ply INTEGER;
+ALTER TABLE games ADD COLUMN rematch_offer_by TEXT;
+ALTER TABLE games ADD COLUMN rematch_id TEXT;
+ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE turns ADD COLUMN white_ms INTEGER;
+ALTER TABLE turns ADD COLUMN black_ms INTEGER;
+
+-- Versions of the games stored before: what the rooms counted (turns, seats, an end off the board).
+UPDATE games SET version =
+    (SELECT COUNT(*) FROM turns t WHERE t.game_id = games.id)
+    + (CASE WHEN white_secret_hash IS NULL THEN 0 ELSE 1 END)
+    + (CASE WHEN black_secret_hash IS NULL THEN 0 ELSE 1 END)
+    + (CASE WHEN termination IN ('agreement', 'resignation', 'time', 'abandonment', 'aborted')
+       THEN 1 ELSE 0 END);
