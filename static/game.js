@@ -33,6 +33,7 @@ let triedJoin = false;
 let retry = 0;
 let lastAnnounced = null;
 let view = null; // in a finished game: how many turns into the replay the board shows
+let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
 
 function setConn(text, ok) {
   const conn = $('conn');
@@ -82,6 +83,7 @@ function receive(msg) {
     case 'state':
       if (state && msg.version < state.version && msg.turns.length < state.turns.length) break;
       state = msg;
+      receivedAt = performance.now();
       if (pending && !state.legal.some((t) => t.startsWith(`${pending}x`))) pending = null;
       if (selected && !isMine(selected)) selected = null;
       render();
@@ -269,7 +271,7 @@ function render() {
       else if (seat.taken) who = hello && hello.seat ? 'opponent' : 'player';
       const online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
-        <span class="presence ${online}"></span><br>
+        <span class="presence ${online}"></span><span class="clock" data-side="${c}"></span><br>
         in hand <b class="hand"></b> · removed <b class="removed"></b>`;
       div.querySelector('.who').textContent = `(${who})`;
       div.querySelector('.presence').textContent = online;
@@ -336,6 +338,12 @@ function render() {
   if (theirs) status.textContent += ' Your opponent offers a draw.';
   else if (playing && offered) status.textContent += ' You offered a draw.';
 
+  const claimable = playing && state.claim && state.claim.by === hello.seat;
+  $('claim').hidden = !claimable;
+  $('time-control').textContent =
+    state.time_control === 'untimed' ? 'Untimed' : `Time: ${state.time_control.replace(/d$/, ' days per turn')}`;
+  tick();
+
   $('spectators').textContent =
     state.spectators === 1 ? '1 spectator' : `${state.spectators} spectators`;
   root.dataset.version = String(state.version);
@@ -350,6 +358,63 @@ function render() {
     announce(text);
   }
 }
+
+// The clocks, formatted as players expect: days and hours for days per turn, tenths of a second
+// when little time is left.
+function formatClock(ms) {
+  const t = Math.max(0, ms);
+  if (t >= 86400000) {
+    const h = Math.floor(t / 3600000);
+    return `${Math.floor(h / 24)} d ${String(h % 24).padStart(2, '0')} h`;
+  }
+  const s = Math.floor(t / 1000);
+  const mmss = `${Math.floor(s / 60) % 60}:${String(s % 60).padStart(2, '0')}`;
+  if (t >= 3600000) return `${Math.floor(s / 3600)}:${mmss.padStart(5, '0')}`;
+  if (t < 10000) return `${mmss}.${Math.floor((t % 1000) / 100)}`;
+  return mmss;
+}
+
+// Counts down what the server said, from when it said it: the running clock, the time left for
+// a first move, and the wait before an absent opponent can be claimed against. The server
+// decides when time is up; this only shows it.
+function tick() {
+  if (!state) return;
+  const elapsed = performance.now() - receivedAt;
+  const clock = state.clock;
+  for (const el of document.querySelectorAll('.clock')) {
+    const side = el.dataset.side;
+    el.hidden = !clock;
+    if (!clock) continue;
+    const ms = clock[`${side}_ms`] - (clock.running === side ? elapsed : 0);
+    el.textContent = formatClock(ms);
+    el.classList.toggle('running', clock.running === side);
+    el.classList.toggle('low', ms < 10000 && clock.running === side);
+  }
+  const note = $('clock-note');
+  let text = '';
+  if (state.status === 'playing' && clock && clock.first_move_ms !== null) {
+    const left = Math.max(0, Math.ceil((clock.first_move_ms - elapsed) / 1000));
+    const who = hello && hello.seat === state.to_move ? 'You have' : `${state.to_move === 'white' ? 'White' : 'Black'} has`;
+    text = `${who} ${left} s to make a first move, or the game is aborted.`;
+  }
+  const claim = state.status === 'playing' ? state.claim : null;
+  if (claim) {
+    const left = Math.max(0, Math.ceil((claim.in_ms - elapsed) / 1000));
+    const gone = `${state.to_move === 'white' ? 'White' : 'Black'} has left the game.`;
+    const mine = hello && hello.seat === claim.by;
+    if (mine) {
+      text = left > 0 ? `${gone} You may claim the win in ${left} s.` : `${gone} You may claim the win or a draw, or wait.`;
+      $('claim-win').disabled = left > 0;
+      $('claim-draw').disabled = left > 0;
+    } else {
+      text = gone;
+    }
+  }
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+setInterval(tick, 100);
 
 function step(where) {
   if (!state || state.status !== 'finished') return;
@@ -404,6 +469,8 @@ for (const [button, type] of [
   ['takeback-offer', 'takeback_offer'],
   ['takeback-accept', 'takeback_accept'],
   ['takeback-decline', 'takeback_decline'],
+  ['claim-win', 'claim_win'],
+  ['claim-draw', 'claim_draw'],
 ]) {
   $(button).addEventListener('click', () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));

@@ -222,10 +222,8 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
 async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     let server = TestServer::start().await;
     let http = server.http();
-    let white = http.create("six-mens-morris", "white").await;
+    let white = http.create_timed("six-mens-morris", "white", "5+3").await;
     let black = http.join(&white.id).await;
-    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
-    let mut watcher = server.ws(&white.id, None).await;
     let path = format!("/api/games/{}/rematch", white.id);
     let (status, body) = http.request("POST", &path, Some(&white.secret), None).await;
     assert_eq!(
@@ -245,6 +243,13 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(status, 200);
     assert_eq!(body["state"]["rematch_offer"], "white");
     assert!(body["rematch"].is_null());
+
+    // The offer is stored: it stands after a restart.
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(http.state(&white.id).await["rematch_offer"], "white");
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    let mut watcher = server.ws(&white.id, None).await;
     let (status, body) = http.request("POST", &path, Some(&black.secret), None).await;
     assert_eq!(status, 200);
     let new_id = body["rematch"]["id"].as_str().unwrap().to_string();
@@ -271,6 +276,8 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(again["rematch"]["secret"], white_now.as_str());
     let state = http.state(&new_id).await;
     assert_eq!(state["status"], "playing");
+    assert_eq!(state["time_control"], "5+3", "the same time control");
+    assert_eq!(state["clock"]["white_ms"], 300_000);
     let new_white = support::Seat {
         id: new_id.clone(),
         color: "white".into(),
@@ -288,6 +295,17 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     );
     assert_eq!(http.play(&new_white, "a1").await.0, 200);
     assert_eq!(http.play(&new_black, "e5").await.0, 200);
+
+    // After a restart the old game still leads to the new one (whose seats were handed out).
+    drop((ws_white, watcher));
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(http.state(&white.id).await["rematch"], new_id.as_str());
+    let (status, again) = http.request("POST", &path, Some(&white.secret), None).await;
+    assert_eq!(
+        (status, again["state"]["rematch"].as_str()),
+        (200, Some(new_id.as_str()))
+    );
     server.stop().await;
 }
 
@@ -346,16 +364,24 @@ async fn a_takeback_undoes_turns_until_the_asker_is_to_move() {
         .request("POST", &path("offer"), Some(&black.secret), None)
         .await;
     assert_eq!(status, 200);
+
+    // A pending request is stored like a turn: it is still there after a restart.
+    drop(ws_black);
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(http.state(&white.id).await["takeback_offer"], "black");
     let (status, body) = http
         .request("POST", &path("accept"), Some(&white.secret), None)
         .await;
     assert_eq!((status, turns(&body)), (200, vec!["d6".to_string()]));
 
-    // What was taken back stays taken back after a restart, and play goes on.
-    drop(ws_black);
+    // What was taken back stays taken back after a restart, with the same version, and play
+    // goes on.
     let server = server.restart().await;
     let http = server.http();
-    assert_eq!(turns(&http.state(&white.id).await), ["d6"]);
+    let state = http.state(&white.id).await;
+    assert_eq!(turns(&state), ["d6"]);
+    assert_eq!(state["version"], body["version"]);
     assert_eq!(http.play(&black, "g7").await.0, 200);
     server.stop().await;
 }

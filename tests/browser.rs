@@ -187,7 +187,18 @@ async fn seated_pair(
     variant: &str,
     names: [&str; 2],
 ) -> (Client, Client, support::Seat) {
-    let seat = server.http().create(variant, "white").await;
+    seated_pair_timed(server, driver, variant, names, "untimed").await
+}
+
+/// [`seated_pair`] with a time control.
+async fn seated_pair_timed(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+    clock: &str,
+) -> (Client, Client, support::Seat) {
+    let seat = server.http().create_timed(variant, "white", clock).await;
     let white = driver.browser(names[0], 1000, 800).await;
     let black = driver.browser(names[1], 1000, 800).await;
     white
@@ -614,5 +625,63 @@ async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapp
     for c in [first, second, watcher] {
         c.close().await.unwrap();
     }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
+    let _turn = one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let server = TestServer::start_on(&url, |c| c.absent_timed_secs = 1.0).await;
+    let driver = Driver::start().await;
+    let (white, black, _) = seated_pair_timed(
+        &server,
+        &driver,
+        "six-mens-morris",
+        ["white", "black"],
+        "1+0",
+    )
+    .await;
+    wait_text(&white, "#time-control", "Time: 1+0").await;
+    wait_text(&white, "#clock-note", "You have").await;
+    wait_text(&black, "#clock-note", "White has").await;
+    wait_text(&black, ".clock[data-side=\"black\"]", "1:00").await;
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    click(&black, "e5").await;
+    wait_text(&white, "#turns", "e5").await;
+
+    // Both have moved: White's clock runs down on both pages, Black's stands.
+    let white_clock = ".clock.running[data-side=\"white\"]";
+    wait_text(&black, white_clock, "0:5").await;
+    let first = text(&black, white_clock).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let later = text(&black, white_clock).await;
+    assert!(
+        later < first,
+        "White's clock stood still: {first} then {later}"
+    );
+    assert_eq!(text(&black, ".clock[data-side=\"black\"]").await, "1:00");
+
+    // White goes away on White's turn. Black is told, and after the wait may claim the win.
+    white.close().await.unwrap();
+    wait_text(&black, ".side.white .presence", "offline").await;
+    wait_text(&black, "#clock-note", "White has left the game.").await;
+    wait_text(&black, "#clock-note", "You may claim the win or a draw").await;
+    std::fs::write(
+        screenshots_dir().join("game-claim.png"),
+        black.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    black
+        .find(Locator::Css("#claim-win"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&black, "#banner", "Black wins (abandonment)").await;
+    black.close().await.unwrap();
     server.stop().await;
 }

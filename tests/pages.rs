@@ -169,5 +169,48 @@ async fn the_setup_form_creates_a_seated_game_without_javascript() {
         .await
         .unwrap();
     assert_eq!(res.status().as_u16(), 400);
+
+    // Time controls: a preset, a custom one, and a custom one out of range.
+    let home = client
+        .get(format!("{}/", server.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for value in ["untimed", "3+2", "15+10", "1d", "custom"] {
+        assert!(
+            home.contains(&format!("<option value=\"{value}\">")),
+            "{value}"
+        );
+    }
+    for (clock, minutes, increment, expect) in [
+        ("10+5", "", "", Some("10+5")),
+        ("custom", "2.5", "1", Some("2.5+1")),
+        ("custom", "500", "1", None),
+    ] {
+        let res = client
+            .post(format!("{}/games", server.base))
+            .form(&[
+                ("variant", "nine-mens-morris"),
+                ("clock", clock),
+                ("clock_minutes", minutes),
+                ("clock_increment", increment),
+            ])
+            .send()
+            .await
+            .unwrap();
+        let Some(expect) = expect else {
+            assert_eq!(res.status().as_u16(), 400);
+            let text = res.text().await.unwrap();
+            assert!(text.contains("bad time control"), "{text}");
+            continue;
+        };
+        assert_eq!(res.status().as_u16(), 303);
+        let location = res.headers()["location"].to_str().unwrap().to_string();
+        let id = location.strip_prefix("/g/").unwrap();
+        assert_eq!(server.http().state(id).await["time_control"], expect);
+    }
     server.stop().await;
 }

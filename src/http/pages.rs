@@ -254,8 +254,10 @@ pub async fn game(
          <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n</section>\n\
          <aside class=\"panel\">\n<h1>{title}</h1>\n\
          <p id=\"you\">{you}</p>\n\
+         <p id=\"time-control\" class=\"time-control\"></p>\n\
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
          <div id=\"sides\" class=\"sides\"></div>\n\
+         <p id=\"clock-note\" class=\"clock-note\" role=\"status\" hidden></p>\n\
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
          <button type=\"button\" id=\"abort\" class=\"secondary\" hidden>Abort</button>\
@@ -266,7 +268,9 @@ pub async fn game(
          <button type=\"button\" id=\"takeback-offer\" class=\"secondary\" hidden>Ask for a takeback</button>\
          <button type=\"button\" id=\"takeback-accept\" hidden>Allow the takeback</button>\
          <button type=\"button\" id=\"takeback-decline\" class=\"secondary\" hidden>Refuse</button>\
-         <button type=\"button\" id=\"rematch\" hidden>Rematch</button></div>\n\
+         <button type=\"button\" id=\"rematch\" hidden>Rematch</button>\
+         <span id=\"claim\" hidden><button type=\"button\" id=\"claim-win\">Claim the win</button> \
+         <button type=\"button\" id=\"claim-draw\" class=\"secondary\">Claim a draw</button></span></div>\n\
          <p id=\"rematch-link\" hidden><a>Watch the rematch</a></p>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
