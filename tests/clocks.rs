@@ -253,6 +253,61 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time() {
+    let table = Table::new("1d", RoomsConfig::default()).await;
+    let (watcher, _) = table.watch(None).await;
+    pause();
+    // No 30-second rule here: a day for White's first turn, then a fresh day for each turn.
+    advance(Duration::from_secs(20 * 3600)).await;
+    table.play(Color::White).await.unwrap();
+    let (white, black, running) = clock_of(&table.state().await);
+    assert_eq!(
+        (white, black, running),
+        (86_400_000, 86_400_000, Some(Color::Black))
+    );
+    advance(Duration::from_secs(23 * 3600)).await;
+    table.play(Color::Black).await.unwrap();
+    advance(Duration::from_secs(3600)).await;
+    let (white, ..) = clock_of(&table.state().await);
+    assert!((82_799_000..=82_800_000).contains(&white), "{white}");
+
+    // Black asks for a takeback of its turn and White allows it an hour later: the hour White
+    // spent is not given back, and Black's clock runs again from the takeback.
+    table
+        .rooms
+        .takeback(
+            &table.id,
+            table.actor(Color::Black),
+            merels::rooms::OfferAction::Offer,
+        )
+        .await
+        .unwrap();
+    advance(Duration::from_secs(3600)).await;
+    let state = table
+        .rooms
+        .takeback(
+            &table.id,
+            table.actor(Color::White),
+            merels::rooms::OfferAction::Accept,
+        )
+        .await
+        .unwrap();
+    assert_eq!((state.turns.len(), state.to_move), (1, Color::Black));
+    let (white, black, running) = clock_of(&state);
+    assert!((79_199_000..=79_200_000).contains(&white), "{white}");
+    assert_eq!((black, running), (86_400_000, Some(Color::Black)));
+
+    // Black then lets its day pass. After the takeback only White has moved, so the game had not
+    // begun: it is aborted rather than lost.
+    advance(Duration::from_secs(86_400)).await;
+    let ended = pushed(&watcher, |s| s["status"] == "finished").await;
+    assert_eq!(
+        (ended["termination"].as_str(), ended["result"].as_str()),
+        (Some("aborted"), Some("*"))
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     let table = Table::new("untimed", RoomsConfig::default()).await;
     let (_white_conn, white_id) = table.watch(Some(Color::White)).await;
@@ -375,6 +430,16 @@ async fn claims_over_http_and_websocket() {
     let s = ws_black.next_of("state").await;
     assert_eq!(s["status"], "finished");
     assert_eq!(claim("draw", Some(&black.secret)).await.0, 409);
+    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        record.contains("[Result \"0-1\"]") && record.contains("[Termination \"abandonment\"]"),
+        "{record}"
+    );
     server.stop().await;
 }
 
