@@ -31,7 +31,7 @@ fn encode_state(c: &mut Criterion) {
                 seats,
                 2,
             );
-            black_box(ServerMessage::State(Box::new(state)).to_json())
+            black_box(ServerMessage::State(std::sync::Arc::new(state)).to_json())
         })
     });
 }

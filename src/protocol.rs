@@ -472,7 +472,7 @@ pub enum ServerMessage {
         board: Geometry,
     },
     /// The whole state of the game.
-    State(Box<GameState>),
+    State(std::sync::Arc<GameState>),
     /// Your last message did nothing, and why.
     Error {
         /// What kind of error.

@@ -66,8 +66,10 @@ pub async fn upgrade(
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
     let bucket = app.limits.message_bucket();
-    // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state.
-    ws.read_buffer_size(4096)
+    // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state, and what
+    // clients send is smaller still (a turn is a few dozen bytes; a longer message is read in
+    // more than one go).
+    ws.read_buffer_size(1024)
         .write_buffer_size(4096)
         .max_message_size(limit)
         .max_frame_size(limit)
@@ -99,7 +101,7 @@ async fn serve(
     mut bucket: Bucket,
 ) {
     let outbox = Arc::new(Outbox::new());
-    let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
+    let conn = match Box::pin(rooms.connect(&id, seat, handoff, outbox.clone())).await {
         Ok(conn) => conn,
         Err(e) => {
             let close = CloseFrame {
@@ -112,7 +114,7 @@ async fn serve(
     };
     let (mut sink, mut stream) = socket.split();
     let send_box = outbox.clone();
-    let mut send = tokio::spawn(async move {
+    let sender = async move {
         loop {
             match send_box.next().await {
                 Next::Send(messages) => {
@@ -135,7 +137,8 @@ async fn serve(
                 }
             }
         }
-    });
+    };
+    let mut send = tokio::spawn(sender);
 
     // Messages over the rate are dropped with one `rate_limited` error per burst; a client that
     // keeps flooding is cut off.
@@ -150,8 +153,8 @@ async fn serve(
                     rooms.metrics().limit("messages_per_sec");
                     strikes += 1;
                     if strikes == 1 {
-                        reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
-                            "too many messages: slow down").await;
+                        Box::pin(reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
+                            "too many messages: slow down")).await;
                     }
                     if strikes > 200 {
                         break Some((ApiError::close_code(ErrorCode::RateLimited),
@@ -160,11 +163,12 @@ async fn serve(
                 }
                 Some(Ok(Message::Text(text))) => {
                     strikes = 0;
-                    handle(&rooms, &id, &conn, seat, &outbox, text.as_str()).await;
+                    // Boxed: an idle connection should not keep room for the largest exchange.
+                    Box::pin(handle(&rooms, &id, &conn, seat, &outbox, text.as_str())).await;
                 }
                 Some(Ok(Message::Binary(_))) => {
-                    reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
-                        "binary frames are not part of the protocol: send JSON text").await;
+                    Box::pin(reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
+                        "binary frames are not part of the protocol: send JSON text")).await;
                 }
                 Some(Ok(_)) => {} // pings and pongs are answered by the library
             }
@@ -175,7 +179,7 @@ async fn serve(
         let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
     }
     send.abort();
-    rooms.disconnect(&id, conn).await;
+    Box::pin(rooms.disconnect(&id, conn)).await;
 }
 
 /// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
@@ -229,7 +233,7 @@ async fn handle(
         }
         Ok(ClientMessage::Move { turn }) => {
             // Success needs no reply: the new state reaches everyone, this connection included.
-            if let Err(e) = rooms.play(id, Actor::Seat(seat), &turn).await {
+            if let Err(e) = rooms.play_quietly(id, Actor::Seat(seat), &turn).await {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }

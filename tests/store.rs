@@ -78,7 +78,8 @@ async fn exercise(store: Store) {
         Some((180_000, at))
     );
     assert_eq!(
-        loaded.game.version, 2,
+        loaded.version(),
+        2,
         "every write that takes effect bumps the version"
     );
 
@@ -110,7 +111,7 @@ async fn exercise(store: Store) {
     let loaded = store.load("g1").await.unwrap().unwrap();
     assert_eq!(loaded.game.draw_offer, Some(("white".into(), 0)));
     assert_eq!(loaded.game.takeback_offer, Some(("black".into(), 0)));
-    assert_eq!(loaded.game.version, 4);
+    assert_eq!(loaded.version(), 4);
     assert!(store.write(offer(OfferKind::Draw, None)).await.unwrap());
     assert!(store.write(offer(OfferKind::Takeback, None)).await.unwrap());
 
@@ -140,7 +141,11 @@ async fn exercise(store: Store) {
     );
     assert_eq!(loaded.turns[0].notation, "a1");
     assert_eq!(loaded.turns[1].clock, Some([179_999, 180_000]));
-    assert_eq!(loaded.game.version, 8);
+    assert_eq!(loaded.version(), 8);
+    assert_eq!(
+        loaded.game.version, 6,
+        "a plain turn does not touch its game's row"
+    );
 
     // A turn that ends the game records the end with it; a later end changes nothing.
     let end = GameEnd {
@@ -180,7 +185,7 @@ async fn exercise(store: Store) {
         loaded.game.termination.as_deref(),
         Some("fewer than three men")
     );
-    assert_eq!(loaded.game.version, 9);
+    assert_eq!(loaded.version(), 9);
 
     // After the end: a rematch offer, then the rematch itself, linked once only.
     assert!(
@@ -229,7 +234,7 @@ async fn exercise(store: Store) {
         (Some("r1"), None)
     );
     assert_eq!(store.load("r2").await.unwrap(), None);
-    assert_eq!(store.load("r1").await.unwrap().unwrap().game.version, 2);
+    assert_eq!(store.load("r1").await.unwrap().unwrap().version(), 2);
 
     // Group commit: many games' turns, sent at once, share transactions.
     let before = (
@@ -274,10 +279,18 @@ async fn exercise(store: Store) {
             .await
             .unwrap()
     );
+    // An old game with a fresh turn is in play, though its row has not changed.
+    assert!(
+        store
+            .write(WriteOp::CreateGame(game("busy", at - 60_000)))
+            .await
+            .unwrap()
+    );
+    assert!(store.write(turn("busy", 0, "a1")).await.unwrap());
     assert_eq!(
         store.stale_games(at - 1, 100).await.unwrap(),
         ["old"],
-        "finished and fresh games are not stale"
+        "finished, fresh and busy games are not stale"
     );
     assert!(
         store

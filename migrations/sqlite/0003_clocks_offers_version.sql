@@ -13,10 +13,11 @@ ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE turns ADD COLUMN white_ms INTEGER;
 ALTER TABLE turns ADD COLUMN black_ms INTEGER;
 
--- Versions of the games stored before: what the rooms counted (turns, seats, an end off the board).
+-- A game's version is this column plus the number of its turns: each stored turn counts for
+-- one without touching the game's row, and a takeback adds back the turns it deletes.
+-- Games stored before: seats taken, and an end decided off the board.
 UPDATE games SET version =
-    (SELECT COUNT(*) FROM turns t WHERE t.game_id = games.id)
-    + (CASE WHEN white_secret_hash IS NULL THEN 0 ELSE 1 END)
+    (CASE WHEN white_secret_hash IS NULL THEN 0 ELSE 1 END)
     + (CASE WHEN black_secret_hash IS NULL THEN 0 ELSE 1 END)
     + (CASE WHEN termination IN ('agreement', 'resignation', 'time', 'abandonment', 'aborted')
        THEN 1 ELSE 0 END);

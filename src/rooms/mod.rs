@@ -228,7 +228,9 @@ impl Default for RoomsConfig {
 /// A running room: where to send it commands, and which incarnation it is.
 #[derive(Debug, Clone)]
 struct Handle {
-    commands: mpsc::Sender<Command>,
+    /// Commands are boxed: a room's channel then keeps a pointer per slot, not the largest
+    /// command, which matters with thousands of rooms in memory.
+    commands: mpsc::Sender<Box<Command>>,
     generation: u64,
 }
 
@@ -354,7 +356,7 @@ impl Rooms {
             }
             let handle = self.handle(id);
             let (tx, rx) = oneshot::channel();
-            if handle.commands.send(make(tx)).await.is_err() {
+            if handle.commands.send(Box::new(make(tx))).await.is_err() {
                 self.forget(id, handle.generation);
                 continue;
             }
@@ -415,11 +417,29 @@ impl Rooms {
     /// Plays a turn written in notation for `actor`; returns the new state once it is stored
     /// and broadcast.
     pub async fn play(&self, id: &str, actor: Actor, turn: &str) -> Result<GameState, RoomError> {
+        let state = self.play_turn(id, actor, turn, true).await?;
+        state.ok_or(RoomError::Unavailable)
+    }
+
+    /// [`Rooms::play`] for a connection that hears the new state with everyone else: nothing
+    /// comes back but whether it was played.
+    pub async fn play_quietly(&self, id: &str, actor: Actor, turn: &str) -> Result<(), RoomError> {
+        self.play_turn(id, actor, turn, false).await.map(drop)
+    }
+
+    async fn play_turn(
+        &self,
+        id: &str,
+        actor: Actor,
+        turn: &str,
+        answer: bool,
+    ) -> Result<Option<GameState>, RoomError> {
         let started = std::time::Instant::now();
         let result = self
             .call(id, |reply| Command::Move {
                 actor: actor.clone(),
                 turn: turn.to_string(),
+                answer,
                 reply,
             })
             .await;

@@ -36,7 +36,9 @@ pub(super) enum Command {
     Move {
         actor: Actor,
         turn: String,
-        reply: Reply<GameState>,
+        /// Whether the sender wants the new state back (a WebSocket gets it with everyone).
+        answer: bool,
+        reply: Reply<Option<GameState>>,
     },
     End {
         actor: Actor,
@@ -84,7 +86,7 @@ pub(super) enum Command {
 
 /// What woke a room.
 enum Wake {
-    Command(Option<Command>),
+    Command(Option<Box<Command>>),
     Presence,
     Clock,
     Idle,
@@ -132,9 +134,9 @@ pub(super) async fn run(
     rooms: Rooms,
     id: String,
     generation: u64,
-    mut commands: mpsc::Receiver<Command>,
+    mut commands: mpsc::Receiver<Box<Command>>,
 ) {
-    let mut room = match load(&rooms, &id).await {
+    let mut room = match Box::pin(load(&rooms, &id)).await {
         Ok(room) => room,
         Err(e) => {
             if e != RoomError::NotFound {
@@ -174,7 +176,8 @@ pub(super) async fn run(
             Wake::Command(None) => break,
             Wake::Command(Some(cmd)) => {
                 let presence_before = room.presence();
-                room.handle(&rooms, cmd).await;
+                // Boxed: a room waiting for commands keeps no room for the largest one.
+                Box::pin(room.handle(&rooms, *cmd)).await;
                 if room.presence() != presence_before && presence_due.is_none() {
                     presence_due = Some(Instant::now() + config.presence_delay);
                 }
@@ -191,7 +194,7 @@ pub(super) async fn run(
             Wake::Clock => {
                 // A flag fell or a first move is overdue; or an absent player's opponent may
                 // now claim the game, which everyone should see.
-                if !room.settle_time(&rooms).await {
+                if !Box::pin(room.settle_time(&rooms)).await {
                     room.broadcast_state();
                 }
             }
@@ -201,7 +204,7 @@ pub(super) async fn run(
                 rooms.forget(&id, generation);
                 commands.close();
                 while let Some(cmd) = commands.recv().await {
-                    room.handle(&rooms, cmd).await;
+                    Box::pin(room.handle(&rooms, *cmd)).await;
                 }
                 break;
             }
@@ -226,8 +229,8 @@ impl Command {
         match self {
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
-            Command::Move { reply, .. }
-            | Command::End { reply, .. }
+            Command::Move { reply, .. } => drop(reply.send(Err(e))),
+            Command::End { reply, .. }
             | Command::Draw { reply, .. }
             | Command::Takeback { reply, .. }
             | Command::State { reply } => drop(reply.send(Err(e))),
@@ -312,7 +315,7 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         game,
         seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
         status,
-        version: row.version as u64,
+        version: stored.version() as u64,
         conns: HashMap::new(),
         next_conn: 0,
         latest: Utf8Bytes::from_static(""),
@@ -327,7 +330,7 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         retry_at: 0,
         config: rooms.inner.config.clone(),
     };
-    room.latest = room.encode_state();
+    room.refresh();
     Ok(room)
 }
 
@@ -677,13 +680,15 @@ impl Room {
         Ok(self.state())
     }
 
-    fn encode_state(&self) -> Utf8Bytes {
-        Utf8Bytes::from(ServerMessage::State(Box::new(self.state())).to_json())
+    /// Builds the state now, and encodes it once for everyone.
+    fn refresh(&mut self) {
+        let message = ServerMessage::State(Arc::new(self.state()));
+        self.latest = Utf8Bytes::from(message.to_json());
     }
 
     /// Encodes the state once and queues it for every connection.
     fn broadcast_state(&mut self) {
-        self.latest = self.encode_state();
+        self.refresh();
         for conn in self.conns.values() {
             conn.outbox.push_state(self.latest.clone());
         }
@@ -708,8 +713,14 @@ impl Room {
             Command::Join { reply } => {
                 let _ = reply.send(self.join(rooms).await);
             }
-            Command::Move { actor, turn, reply } => {
-                let _ = reply.send(self.play(rooms, actor, &turn).await);
+            Command::Move {
+                actor,
+                turn,
+                answer,
+                reply,
+            } => {
+                let played = self.play(rooms, actor, &turn).await;
+                let _ = reply.send(played.map(|()| answer.then(|| self.state())));
             }
             Command::End {
                 actor,
@@ -764,14 +775,14 @@ impl Room {
                     self.away_since[seat.index()] = None;
                 }
                 // The newcomer gets the state with itself counted; others hear of it shortly.
-                self.latest = self.encode_state();
+                self.refresh();
                 self.conns[&id].outbox.push_state(self.latest.clone());
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
                 // Encoded afresh: the clocks in the last broadcast may be stale by now.
                 if self.conns.contains_key(&conn) {
-                    self.latest = self.encode_state();
+                    self.refresh();
                     self.conns[&conn].outbox.push_state(self.latest.clone());
                 }
                 let _ = reply.send(Ok(()));
@@ -958,12 +969,7 @@ impl Room {
         Ok(true)
     }
 
-    async fn play(
-        &mut self,
-        rooms: &Rooms,
-        actor: Actor,
-        text: &str,
-    ) -> Result<GameState, RoomError> {
+    async fn play(&mut self, rooms: &Rooms, actor: Actor, text: &str) -> Result<(), RoomError> {
         let seat = self.seat_in_play(actor)?;
         if self.game.to_move() != seat {
             return Err(RoomError::NotYourTurn);
@@ -1001,7 +1007,7 @@ impl Room {
             self.status = Status::Finished;
         }
         self.broadcast_state();
-        Ok(self.state())
+        Ok(())
     }
 
     async fn abandon(&mut self, rooms: &Rooms) -> Result<bool, RoomError> {

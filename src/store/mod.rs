@@ -107,9 +107,10 @@ pub struct GameRow {
     pub termination: Option<String>,
     /// When it was created.
     pub created_at: i64,
-    /// When it last changed.
+    /// When it last changed other than by a turn (turns carry their own times).
     pub updated_at: i64,
-    /// Bumped by every write to the game: the version its states carry.
+    /// Bumped by every write to the game other than a plain turn; with the number of stored
+    /// turns, the version its states carry ([`StoredGame::version`]).
     pub version: i64,
     /// The clocks as of a moment that was not a turn (the start, a takeback, the end).
     pub clock: Option<ClockRow>,
@@ -156,6 +157,13 @@ pub struct StoredGame {
     pub turns: Vec<TurnRow>,
 }
 
+impl StoredGame {
+    /// The game's version: one for every write that took effect, never going back.
+    pub fn version(&self) -> i64 {
+        self.game.version + self.turns.len() as i64
+    }
+}
+
 /// How a game ended, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GameEnd {
@@ -186,7 +194,7 @@ pub enum OfferKind {
 }
 
 /// One write, applied in a batch by the writer. Each one that takes effect bumps the game's
-/// stored version by one (a new game starts at the number of seats it fills).
+/// version ([`StoredGame::version`]) by one; a new game starts at the number of seats it fills.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteOp {
     /// A new game.
@@ -301,6 +309,11 @@ impl Store {
                 .synchronous(SqliteSynchronous::Full)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true)
+                // The statement journal of a multi-row insert lives in memory, not a temp file;
+                // and the write-ahead log is folded into the database every 10,000 pages rather
+                // than 1,000, so that a page written by many batches is copied back once.
+                .pragma("temp_store", "memory")
+                .pragma("wal_autocheckpoint", "10000")
                 .log_statements(tracing::log::LevelFilter::Trace);
             if let Some(dir) = options.get_filename().parent()
                 && !dir.as_os_str().is_empty()
@@ -465,7 +478,8 @@ impl Store {
     pub async fn stale_games(&self, before: i64, limit: i64) -> Result<Vec<String>, StoreError> {
         on_pool!(&self.backend, pool => {
             let rows = sqlx::query(
-                "SELECT id FROM games WHERE status <> 'finished' AND updated_at < $1 \
+                "SELECT id FROM games g WHERE status <> 'finished' AND updated_at < $1 \
+                 AND NOT EXISTS (SELECT 1 FROM turns t WHERE t.game_id = g.id AND t.played_at >= $1) \
                  ORDER BY updated_at LIMIT $2",
             )
             .bind(before)
@@ -476,7 +490,8 @@ impl Store {
         })
     }
 
-    /// Games being played now, most recently active first: (id, variant, options, turns).
+    /// Games being played now, most recently started (or otherwise changed, other than by a
+    /// turn) first: (id, variant, options, turns).
     pub async fn live_games(
         &self,
         limit: i64,
