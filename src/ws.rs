@@ -75,7 +75,9 @@ pub async fn upgrade(
         .max_frame_size(limit)
         .on_upgrade(move |socket| async move {
             metrics.connections.inc();
-            serve(socket, rooms, id, seat, handoff, bucket).await;
+            // Boxed, so that the connection's long-lived task does not also keep room for the
+            // socket it has split and moved to the heap.
+            serve(Box::new(socket), rooms, id, seat, handoff, bucket).await;
             metrics.connections.dec();
             drop(slot);
         })
@@ -93,7 +95,7 @@ fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
 
 /// Serves one connection until either side goes away.
 async fn serve(
-    mut socket: WebSocket,
+    mut socket: Box<WebSocket>,
     rooms: Rooms,
     id: String,
     seat: Option<Color>,
@@ -112,7 +114,7 @@ async fn serve(
             return;
         }
     };
-    let (mut sink, mut stream) = socket.split();
+    let (mut sink, mut stream) = (*socket).split();
     let send_box = outbox.clone();
     let sender = async move {
         loop {
