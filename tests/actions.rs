@@ -47,12 +47,7 @@ async fn a_resignation_ends_the_game_for_everyone_and_survives_a_restart() {
         (Some("finished"), Some("resignation"))
     );
     assert_eq!(turns(&state), ["d6"]);
-    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let record = server.http().record(&white.id).await;
     assert!(
         record.contains("[Result \"1-0\"]") && record.contains("[Termination \"resignation\"]"),
         "{record}"
@@ -206,12 +201,7 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
         .request("POST", &path("dance"), Some(&white.secret), None)
         .await;
     assert_eq!(status, 404);
-    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let record = server.http().record(&white.id).await;
     assert!(
         record.contains("[Result \"1/2-1/2\"]") && record.contains("[Termination \"agreement\"]")
     );

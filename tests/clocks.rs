@@ -430,12 +430,7 @@ async fn claims_over_http_and_websocket() {
     let s = ws_black.next_of("state").await;
     assert_eq!(s["status"], "finished");
     assert_eq!(claim("draw", Some(&black.secret)).await.0, 409);
-    let record = reqwest::get(format!("{}/g/{}/record", server.base, white.id))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let record = server.http().record(&white.id).await;
     assert!(
         record.contains("[Result \"0-1\"]") && record.contains("[Termination \"abandonment\"]"),
         "{record}"

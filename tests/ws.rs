@@ -73,20 +73,7 @@ async fn whole_games_of_several_variants_reach_a_result() {
     ] {
         let state = play_out(&server, variant).await;
         // The record of the finished game says the same.
-        let record = server
-            .http()
-            .client
-            .get(format!(
-                "{}/g/{}/record",
-                server.base,
-                state["id"].as_str().unwrap()
-            ))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let record = server.http().record(state["id"].as_str().unwrap()).await;
         assert!(
             record.contains(&format!(
                 "[Result \"{}\"]",

@@ -194,6 +194,18 @@ impl Http {
         }
     }
 
+    /// The game record, as `/g/{id}/record` serves it.
+    pub async fn record(&self, id: &str) -> String {
+        let res = self
+            .client
+            .get(format!("{}/g/{id}/record", self.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        res.text().await.unwrap()
+    }
+
     pub async fn state(&self, id: &str) -> Value {
         let (status, body) = self
             .request("GET", &format!("/api/games/{id}"), None, None)
