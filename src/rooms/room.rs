@@ -126,7 +126,9 @@ struct Room {
     rematch: Option<(String, Option<[String; 2]>)>,
     /// After a failed write of an end on time: not to try again before then.
     retry_at: i64,
-    config: super::RoomsConfig,
+    /// How long the player to move may be gone before the opponent may claim the game, by the
+    /// time control and the server's settings; `None` where there are no claims.
+    absence_ms: Option<i64>,
 }
 
 /// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
@@ -328,7 +330,12 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         rematch_offer: row.rematch_offer.as_deref().and_then(color),
         rematch: row.rematch_id.clone().map(|id| (id, None)),
         retry_at: 0,
-        config: rooms.inner.config.clone(),
+        absence_ms: match control {
+            TimeControl::Untimed => Some(rooms.inner.config.absent_untimed),
+            TimeControl::Fischer { .. } => Some(rooms.inner.config.absent_timed),
+            TimeControl::Days(_) => None,
+        }
+        .map(|d| d.as_millis() as i64),
     };
     room.refresh();
     Ok(room)
@@ -412,12 +419,20 @@ impl Room {
         }
         let absent = self.game.to_move();
         let since = self.away_since[absent.index()]?;
-        let allowed = match self.control {
-            TimeControl::Untimed => self.config.absent_untimed,
-            TimeControl::Fischer { .. } => self.config.absent_timed,
-            TimeControl::Days(_) => return None,
-        };
-        Some((absent.opponent(), since + allowed.as_millis() as i64))
+        Some((absent.opponent(), since + self.absence_ms?))
+    }
+
+    /// Fresh clocks for a timed game whose seats are filled at `at`.
+    fn start_clock(&self, at: i64) -> Option<Clock> {
+        self.control
+            .is_timed()
+            .then(|| Clock::start(self.control, at))
+    }
+
+    /// The clocks stopped at `at`, charged up to then: what a takeback or an end stores.
+    fn stopped_clock(&self, at: i64) -> Option<Clock> {
+        let (plies, to_move) = (self.game.turns().len(), self.game.to_move());
+        self.clock.map(|c| c.stopped_at(at, plies, to_move))
     }
 
     /// The next moment the room must act on its own: a deadline, or a claim becoming possible.
@@ -508,9 +523,7 @@ impl Room {
                 let now = now_ms();
                 // Time spent is not given back: the clocks stop where they stand, and the
                 // asker's runs again from now.
-                let clock = self
-                    .clock
-                    .map(|c| c.stopped_at(now, plies, self.game.to_move()));
+                let clock = self.stopped_clock(now);
                 let op = WriteOp::TakeBack {
                     id: self.id.clone(),
                     from_ply: keep as i64,
@@ -588,10 +601,7 @@ impl Room {
             created_at: at,
             updated_at: at,
             version: 2,
-            clock: self
-                .control
-                .is_timed()
-                .then(|| clock_row(&Clock::start(self.control, at))),
+            clock: self.start_clock(at).as_ref().map(clock_row),
             ..Default::default()
         };
         let op = WriteOp::StartRematch {
@@ -837,10 +847,7 @@ impl Room {
         };
         let at = now_ms();
         // Filling the second seat starts the game, and with it the clocks.
-        let clock = self
-            .control
-            .is_timed()
-            .then(|| Clock::start(self.control, at));
+        let clock = self.start_clock(at);
         let op = WriteOp::ClaimSeat {
             id: self.id.clone(),
             seat,
@@ -945,9 +952,7 @@ impl Room {
         outcome: Outcome,
         at: i64,
     ) -> Result<bool, RoomError> {
-        let clock = self
-            .clock
-            .map(|c| c.stopped_at(at, self.game.turns().len(), self.game.to_move()));
+        let clock = self.stopped_clock(at);
         let op = WriteOp::Finish {
             id: self.id.clone(),
             end: GameEnd {
