@@ -9,7 +9,8 @@ use crate::rules::{
 };
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 #[derive(rust_embed::Embed)]
 #[folder = "variants/"]
@@ -186,9 +187,14 @@ impl VariantInfo {
 }
 
 /// Every variant, in catalog order: grouped by family, then by each file's `order`.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Catalog {
     variants: Vec<VariantInfo>,
+    /// Each playable variant built so far, by slug and choices: all the games of one variant
+    /// share it (a board is a few kilobytes, and building one is most of creating a game). The
+    /// choices that get here have been checked, so there are as many entries as combinations of
+    /// valid options, at most.
+    configured: Mutex<HashMap<(String, BTreeMap<String, String>), Arc<Variant>>>,
 }
 
 impl Catalog {
@@ -210,7 +216,10 @@ impl Catalog {
                 });
             }
         }
-        Ok(Catalog { variants })
+        Ok(Catalog {
+            variants,
+            configured: Mutex::default(),
+        })
     }
 
     /// The variant files embedded in the binary.
@@ -257,7 +266,13 @@ impl Catalog {
         slug: &str,
         choices: &BTreeMap<String, String>,
     ) -> Result<Arc<Variant>, CatalogError> {
-        Ok(Arc::new(self.get(slug)?.spec.configure(choices)?))
+        let key = (slug.to_string(), choices.clone());
+        let cache = || self.configured.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(variant) = cache().get(&key) {
+            return Ok(variant.clone());
+        }
+        let variant = Arc::new(self.get(slug)?.spec.configure(choices)?);
+        Ok(cache().entry(key).or_insert(variant).clone())
     }
 
     /// Rebuilds a game from its record: the `Variant`, `Options` and `Position` tags, then the

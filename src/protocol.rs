@@ -8,6 +8,7 @@
 
 use crate::clock::TimeControl;
 use crate::rules::{Board, Color, Game, Termination, board::points};
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -170,25 +171,25 @@ pub struct SeatView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameState {
     /// The game's id.
-    pub id: String,
+    pub id: CompactString,
     /// Bumped by every change of the game (turn, seat taken, end).
     pub version: u64,
     /// The variant's slug.
-    pub variant: String,
+    pub variant: CompactString,
     /// The table options.
     pub options: BTreeMap<String, String>,
     /// The position string.
     pub position: String,
     /// The turns so far, in notation.
-    pub turns: Vec<String>,
+    pub turns: Vec<CompactString>,
     /// Whose turn it is.
     pub to_move: Color,
     /// The legal turns of the player to move, in notation; empty unless the game is playing.
-    pub legal: Vec<String>,
+    pub legal: Vec<CompactString>,
     /// Waiting for a player, playing or finished.
     pub status: Status,
     /// `1-0`, `0-1`, `1/2-1/2`, or `null` while the game is on.
-    pub result: Option<String>,
+    pub result: Option<CompactString>,
     /// Why the game ended.
     pub termination: Option<Termination>,
     /// The winner, if the game ended with one.
@@ -200,9 +201,9 @@ pub struct GameState {
     /// Men removed.
     pub removed: Sides<u8>,
     /// The last turn, in notation.
-    pub last_turn: Option<String>,
+    pub last_turn: Option<CompactString>,
     /// The mills the last turn closed, each as three points.
-    pub fresh_mills: Vec<Vec<String>>,
+    pub fresh_mills: Vec<Vec<CompactString>>,
     /// Who holds the seats and whether they are connected.
     pub seats: Sides<SeatView>,
     /// How many others are watching.
@@ -260,23 +261,23 @@ impl GameState {
                     .filter(|&&m| m & !mover == 0)
                     .map(|&m| {
                         points(m)
-                            .map(|p| variant.board().name(p).to_string())
+                            .map(|p| CompactString::from(variant.board().name(p)))
                             .collect()
                     })
                     .collect()
             })
             .unwrap_or_default();
         GameState {
-            id: id.to_string(),
+            id: id.into(),
             version,
-            variant: variant.slug().to_string(),
+            variant: variant.slug().into(),
             options: variant.options().clone(),
             position: variant.position_string(pos),
-            turns: game.turn_strings(),
+            turns: game.turn_strings().to_vec(),
             to_move: pos.to_move(),
             legal,
             status,
-            result: outcome.map(|o| o.result().to_string()),
+            result: outcome.map(|o| o.result().into()),
             termination: outcome.map(|o| o.termination),
             winner: outcome.and_then(|o| o.winner),
             hand: Sides::from_fn(|c| pos.hand(c)),

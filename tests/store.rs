@@ -147,6 +147,37 @@ async fn exercise(store: Store) {
         "a plain turn does not touch its game's row"
     );
 
+    // Turns of other games that share a batch with a loser are stored all the same.
+    for i in 0..4 {
+        let id = format!("x{i}");
+        assert!(
+            store
+                .write(WriteOp::CreateGame(game(&id, at)))
+                .await
+                .unwrap()
+        );
+    }
+    let mixed: Vec<_> = (0..4)
+        .map(|i| turn(&format!("x{i}"), 0, "d2"))
+        .chain([turn("g1", 1, "d3")])
+        .map(|op| {
+            let store = store.clone();
+            tokio::spawn(async move { store.write(op).await.unwrap() })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for w in mixed {
+        outcomes.push(w.await.unwrap());
+    }
+    assert_eq!(outcomes, [true, true, true, true, false]);
+    for i in 0..4 {
+        let loaded = store.load(&format!("x{i}")).await.unwrap().unwrap();
+        assert_eq!(loaded.turns.len(), 1);
+    }
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.turns.len(), 2);
+    assert_ne!(loaded.turns[1].notation, "d3", "the loser changed nothing");
+
     // A turn that ends the game records the end with it; a later end changes nothing.
     let end = GameEnd {
         result: "1-0".into(),

@@ -230,7 +230,7 @@ pub async fn game(
         .catalog()
         .get(&state.variant)
         .map(|v| v.title.clone())
-        .unwrap_or_else(|_| state.variant.clone());
+        .unwrap_or_else(|_| state.variant.to_string());
     let share = format!("{}/g/{id}", base_url(&app.config, &headers));
     let turns: String = state
         .turns

@@ -534,7 +534,7 @@ impl Room {
                     self.reload(rooms).await;
                     return Err(RoomError::GameOver);
                 }
-                let turns = self.game.turn_strings();
+                let turns = self.game.turn_strings().to_vec();
                 let variant = self.game.variant().clone();
                 let start = *self.game.start();
                 self.game = Game::replay(variant, Some(start), &turns[..keep]).map_err(|e| {
@@ -983,10 +983,12 @@ impl Room {
         let turn = variant
             .parse_turn(text.trim())
             .map_err(|e| RoomError::BadNotation(e.to_string()))?;
-        let mut next = self.game.clone();
-        next.play(turn)
+        // Checked before it is stored, played once it is.
+        let outcome = self
+            .game
+            .preview(turn)
             .map_err(|e| RoomError::Illegal(e.describe(variant.board())))?;
-        let end = next.outcome().map(|o| GameEnd {
+        let end = outcome.map(|o| GameEnd {
             result: o.result().to_string(),
             termination: o.termination.as_str().to_string(),
         });
@@ -996,7 +998,7 @@ impl Room {
         let op = WriteOp::AppendTurn {
             id: self.id.clone(),
             ply: plies as i64,
-            notation: variant.turn_string(turn),
+            notation: variant.turn_string(turn).into(),
             at,
             clock: clock.map(|c| c.left),
             end,
@@ -1005,7 +1007,11 @@ impl Room {
             self.reload(rooms).await;
             return Err(RoomError::Conflict);
         }
-        self.game = next;
+        // Previewed on this very game, so it plays; were it ever refused, the store decides.
+        if self.game.play(turn).is_err() {
+            self.reload(rooms).await;
+            return Err(RoomError::Conflict);
+        }
         self.clock = clock;
         self.version += 1;
         if self.game.outcome().is_some() {

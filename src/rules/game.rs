@@ -6,6 +6,7 @@ use super::notation::{NotationError, Record};
 use super::outcome::{Outcome, Termination};
 use super::position::{Color, IllegalTurn, Position, Turn};
 use super::variant::Variant;
+use compact_str::CompactString;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -18,9 +19,21 @@ pub struct Game {
     start: Position,
     position: Position,
     turns: Vec<Turn>,
+    /// The same turns in notation, written once as they are played: every state sent to the
+    /// players carries them all.
+    notation: Vec<CompactString>,
     /// Occurrences of each position since the last irreversible turn (placement or removal):
     /// nothing before one can occur again.
     seen: BTreeMap<RepetitionKey, u8>,
+    quiet_plies: u16,
+    three_against_three_plies: u16,
+    outcome: Option<Outcome>,
+}
+
+/// What a turn would change in a [`Game`].
+struct Step {
+    next: Position,
+    irreversible: bool,
     quiet_plies: u16,
     three_against_three_plies: u16,
     outcome: Option<Outcome>,
@@ -71,6 +84,7 @@ impl Game {
             start,
             position: start,
             turns: Vec::new(),
+            notation: Vec::new(),
             seen: BTreeMap::new(),
             quiet_plies: 0,
             three_against_three_plies: 0,
@@ -126,11 +140,8 @@ impl Game {
     }
 
     /// The turns played, in notation.
-    pub fn turn_strings(&self) -> Vec<String> {
-        self.turns
-            .iter()
-            .map(|&t| self.variant.turn_string(t))
-            .collect()
+    pub fn turn_strings(&self) -> &[CompactString] {
+        &self.notation
     }
 
     /// How the game ended, if it has.
@@ -151,8 +162,30 @@ impl Game {
         self.variant.legal_turns(&self.position)
     }
 
+    /// What playing `turn` would lead to, without playing it: the error [`Game::play`] would
+    /// give, or the outcome it would reach (`None` while the game goes on).
+    pub fn preview(&self, turn: Turn) -> Result<Option<Outcome>, IllegalTurn> {
+        self.step(turn).map(|s| s.outcome)
+    }
+
     /// Plays a turn of the side to move: all of it, or nothing when it is illegal.
     pub fn play(&mut self, turn: Turn) -> Result<Option<Outcome>, IllegalTurn> {
+        let step = self.step(turn)?;
+        if step.irreversible {
+            self.seen.clear();
+        }
+        *self.seen.entry(step.next.repetition_key()).or_insert(0) += 1;
+        self.quiet_plies = step.quiet_plies;
+        self.three_against_three_plies = step.three_against_three_plies;
+        self.position = step.next;
+        self.turns.push(turn);
+        self.notation.push(self.variant.turn_string(turn));
+        self.outcome = step.outcome;
+        Ok(self.outcome)
+    }
+
+    /// Everything a turn changes, worked out without changing anything.
+    fn step(&self, turn: Turn) -> Result<Step, IllegalTurn> {
         if self.outcome.is_some() {
             return Err(IllegalTurn::GameOver);
         }
@@ -161,42 +194,43 @@ impl Game {
         let rules = self.variant.rules();
 
         let irreversible = turn.from.is_none() || turn.remove.is_some();
-        if irreversible {
-            self.seen.clear();
-        }
-        let count = self.seen.entry(next.repetition_key()).or_insert(0);
-        *count += 1;
-        let repeated = *count >= 3;
+        let seen_before = if irreversible {
+            0
+        } else {
+            self.seen.get(&next.repetition_key()).copied().unwrap_or(0)
+        };
+        let repeated = seen_before + 1 >= 3;
 
         let hands_empty = before.hand(Color::White) == 0 && before.hand(Color::Black) == 0;
-        self.quiet_plies = match (turn.remove, hands_empty) {
+        let quiet_plies = match (turn.remove, hands_empty) {
             (None, true) => self.quiet_plies.saturating_add(1),
             _ => 0,
         };
         let three_each = next.total(Color::White) == 3 && next.total(Color::Black) == 3;
-        self.three_against_three_plies = match (turn.remove, three_each) {
+        let three_against_three_plies = match (turn.remove, three_each) {
             (None, true) => self.three_against_three_plies.saturating_add(1),
             _ => 0,
         };
 
-        self.position = next;
-        self.turns.push(turn);
         let over = |limit: Option<u16>, plies: u16| limit.is_some_and(|l| plies >= l);
-        self.outcome = self.variant.status(&next).or_else(|| {
+        let outcome = self.variant.status(&next).or_else(|| {
             if repeated {
                 Some(Outcome::draw(Termination::Repetition))
-            } else if over(rules.quiet_plies_draw, self.quiet_plies) {
+            } else if over(rules.quiet_plies_draw, quiet_plies) {
                 Some(Outcome::draw(Termination::QuietPlies))
-            } else if over(
-                rules.three_against_three_draw,
-                self.three_against_three_plies,
-            ) {
+            } else if over(rules.three_against_three_draw, three_against_three_plies) {
                 Some(Outcome::draw(Termination::ThreeAgainstThree))
             } else {
                 None
             }
         });
-        Ok(self.outcome)
+        Ok(Step {
+            next,
+            irreversible,
+            quiet_plies,
+            three_against_three_plies,
+            outcome,
+        })
     }
 
     /// Ends the game for a reason outside the board (agreement, resignation, time, abandonment,
@@ -230,7 +264,7 @@ impl Game {
         if let Some(o) = self.outcome {
             record.set_tag("Termination", o.termination.as_str());
         }
-        record.turns = self.turn_strings();
+        record.turns = self.notation.iter().map(|t| t.to_string()).collect();
         record
     }
 }

@@ -5,6 +5,8 @@
 use super::board::{Board, Mask, Point, points};
 use super::position::{Color, Position, Setup, SetupError, Turn};
 use super::variant::Variant;
+use compact_str::CompactString;
+use std::fmt::Write;
 
 /// Why a piece of notation could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,9 +62,10 @@ pub fn parse_turn(board: &Board, s: &str) -> Result<Turn, NotationError> {
     Ok(Turn { from, to, remove })
 }
 
-/// Writes a turn.
-pub fn turn_to_string(board: &Board, turn: Turn) -> String {
-    let mut s = String::with_capacity(8);
+/// Writes a turn. The text lives inline (no allocation) however long the board's names are in
+/// practice: a state message carries every turn so far and every legal turn, written anew each time.
+pub fn turn_to_string(board: &Board, turn: Turn) -> CompactString {
+    let mut s = CompactString::const_new("");
     if let Some(from) = turn.from {
         s.push_str(board.name(from));
         s.push('-');
@@ -90,14 +93,16 @@ fn parse_men(board: &Board, field: &str) -> Result<Mask, NotationError> {
     Ok(mask)
 }
 
-fn men_to_string(board: &Board, mask: Mask) -> String {
+fn write_men(out: &mut String, board: &Board, mask: Mask) {
     if mask == 0 {
-        return "-".into();
+        out.push('-');
     }
-    points(mask)
-        .map(|p| board.name(p))
-        .collect::<Vec<_>>()
-        .join(",")
+    for (i, p) in points(mask).enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(board.name(p));
+    }
 }
 
 /// Reads a position string `<white men> <black men> <white hand>/<black hand> <w|b>` into an
@@ -144,14 +149,19 @@ pub fn parse_setup(board: &Board, s: &str) -> Result<Setup, NotationError> {
 
 /// Writes a setup as a position string, men in point order.
 pub fn setup_to_string(board: &Board, setup: &Setup) -> String {
-    format!(
-        "{} {} {}/{} {}",
-        men_to_string(board, setup.men[0]),
-        men_to_string(board, setup.men[1]),
+    let mut out = String::with_capacity(64);
+    write_men(&mut out, board, setup.men[0]);
+    out.push(' ');
+    write_men(&mut out, board, setup.men[1]);
+    // Writing to a String cannot fail.
+    let _ = write!(
+        out,
+        " {}/{} {}",
         setup.hand[0],
         setup.hand[1],
         setup.to_move.letter()
-    )
+    );
+    out
 }
 
 impl Variant {
@@ -172,7 +182,7 @@ impl Variant {
     }
 
     /// Writes a turn with this variant's point names.
-    pub fn turn_string(&self, turn: Turn) -> String {
+    pub fn turn_string(&self, turn: Turn) -> CompactString {
         turn_to_string(self.board(), turn)
     }
 }

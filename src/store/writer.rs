@@ -7,7 +7,6 @@
 
 use super::{Backend, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
-use sqlx::Row;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -91,16 +90,33 @@ impl CloneMessage for sqlx::Error {
 
 /// Applies `ops` in one transaction; for each, whether it took effect.
 ///
-/// The plain turns (most of the traffic) go in as one multi-row INSERT that returns the rows it
-/// stored, and touch nothing else: three round trips to the database per batch, however many
-/// turns it holds. Everything else is applied one statement at a time.
+/// The plain turns (most of the traffic) go in together as one multi-row INSERT and touch
+/// nothing else: three round trips to the database per batch, however many turns it holds.
+/// Everything else is applied one statement at a time. Only when another process has stored a
+/// turn for one of the same plies (the INSERT then stores fewer rows than it was given) is the
+/// batch rolled back and applied again with every turn on its own, to learn which lost.
 async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, sqlx::Error> {
+    match try_batch(backend, ops, true).await? {
+        Some(applied) => Ok(applied),
+        None => Ok(try_batch(backend, ops, false)
+            .await?
+            .expect("turns applied one by one are each decided")),
+    }
+}
+
+/// One attempt of [`write_batch`]: `None` when the plain turns went in `together` and some of
+/// them were not stored (the transaction is then rolled back).
+async fn try_batch(
+    backend: &Backend,
+    ops: &[&WriteOp],
+    together: bool,
+) -> Result<Option<Vec<bool>>, sqlx::Error> {
     on_pool!(backend, pool => {
         let mut tx = pool.begin().await?;
         let mut applied = vec![false; ops.len()];
         let mut plain = Vec::new();
         for (i, op) in ops.iter().enumerate() {
-            if let WriteOp::AppendTurn { end: None, .. } = op {
+            if together && matches!(op, WriteOp::AppendTurn { end: None, .. }) {
                 plain.push(i);
                 continue;
             }
@@ -178,8 +194,8 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                             .rows_affected()
                             == 1
                     }
-                    // A turn that ends its game: stored with the end, one at a time.
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, end: Some(end) } => {
+                    // A turn on its own; one that ends its game is stored with the end.
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, end } => {
                         let inserted = sqlx::query(
                             "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
                              black_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
@@ -194,7 +210,7 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         .await?
                         .rows_affected()
                             == 1;
-                        if inserted {
+                        if let (true, Some(end)) = (inserted, end) {
                             sqlx::query(
                                 "UPDATE games SET updated_at = $1, status = 'finished', \
                                  result = $2, termination = $3 WHERE id = $4",
@@ -268,9 +284,6 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                         }
                         open
                     }
-                    WriteOp::AppendTurn { end: None, .. } => {
-                        unreachable!("plain turns were gathered above")
-                    }
                     WriteOp::Finish { id, end, at, clock } => {
                         sqlx::query(
                             "UPDATE games SET status = 'finished', result = $1, termination = $2, \
@@ -311,22 +324,19 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
                     .push_bind(clock.map(|c| c[0]))
                     .push_bind(clock.map(|c| c[1]));
             });
-            insert.push(" ON CONFLICT DO NOTHING RETURNING game_id, ply");
-            let mut stored: std::collections::HashSet<(String, i32)> = insert
-                .build()
-                .fetch_all(&mut *tx)
-                .await?
-                .iter()
-                .map(|r| Ok((r.try_get("game_id")?, r.try_get("ply")?)))
-                .collect::<Result<_, sqlx::Error>>()?;
-            // Of several turns for one ply, the first in the statement is the one stored. The
-            // game's row is not touched: a turn counts in the game's version by being there.
+            insert.push(" ON CONFLICT DO NOTHING");
+            // No RETURNING: each returned row would be one more message from SQLite's thread.
+            let stored = insert.build().execute(&mut *tx).await?.rows_affected();
+            if stored != plain.len() as u64 {
+                tx.rollback().await?;
+                return Ok(None);
+            }
+            // The game's row is not touched: a turn counts in the game's version by being there.
             for &i in &plain {
-                let (id, ply, ..) = turn(i);
-                applied[i] = stored.remove(&(id.clone(), ply as i32));
+                applied[i] = true;
             }
         }
         tx.commit().await?;
-        Ok(applied)
+        Ok(Some(applied))
     })
 }
