@@ -186,6 +186,9 @@ impl VariantInfo {
     }
 }
 
+/// A variant's slug and the table options chosen for it.
+type Configuration = (String, BTreeMap<String, String>);
+
 /// Every variant, in catalog order: grouped by family, then by each file's `order`.
 #[derive(Debug)]
 pub struct Catalog {
@@ -194,7 +197,7 @@ pub struct Catalog {
     /// share it (a board is a few kilobytes, and building one is most of creating a game). The
     /// choices that get here have been checked, so there are as many entries as combinations of
     /// valid options, at most.
-    configured: Mutex<HashMap<(String, BTreeMap<String, String>), Arc<Variant>>>,
+    configured: Mutex<HashMap<Configuration, Arc<Variant>>>,
 }
 
 impl Catalog {

@@ -7,10 +7,11 @@
 //! a version jump knows it skipped ahead.
 
 use crate::clock::TimeControl;
-use crate::rules::{Board, Color, Game, Termination, board::points};
+use crate::rules::{Board, BoardSpec, Color, Game, Termination, board::points};
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The protocol's version, sent in every `hello`.
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -371,6 +372,20 @@ pub struct Geometry {
 
 impl Geometry {
     /// The geometry of a generated board.
+    /// The geometry of `board`, worked out once per kind of board: every connection's `hello`
+    /// carries it. A board is generated from its spec, so the spec names it (a few at most).
+    pub fn shared(board: &Board) -> Arc<Geometry> {
+        static SHARED: OnceLock<Mutex<HashMap<BoardSpec, Arc<Geometry>>>> = OnceLock::new();
+        let mut shared = SHARED
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        shared
+            .entry(board.spec())
+            .or_insert_with(|| Arc::new(Geometry::of(board)))
+            .clone()
+    }
+
     pub fn of(board: &Board) -> Geometry {
         let name = |p| board.name(p).to_string();
         Geometry {
@@ -470,10 +485,10 @@ pub enum ServerMessage {
         /// The link that carries your seat to another device (seated connections only).
         handoff_url: Option<String>,
         /// The board.
-        board: Geometry,
+        board: Arc<Geometry>,
     },
     /// The whole state of the game.
-    State(std::sync::Arc<GameState>),
+    State(Arc<GameState>),
     /// Your last message did nothing, and why.
     Error {
         /// What kind of error.
@@ -496,6 +511,9 @@ pub enum ServerMessage {
 impl ServerMessage {
     /// The message as a JSON text frame.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).expect("server messages always serialize")
+        // Sized for a whole state at once, rather than grown to it a doubling at a time.
+        let mut out = Vec::with_capacity(1024);
+        serde_json::to_writer(&mut out, self).expect("server messages always serialize");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
     }
 }

@@ -10,7 +10,7 @@ use crate::http::error::ApiError;
 use crate::http::limits::{Bucket, client_ip, origin_allowed};
 use crate::http::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
-use crate::rooms::outbox::{Next, Outbox};
+use crate::rooms::outbox::{Next, Outbox, error_frame};
 use crate::rooms::{Actor, Connection, Ending, OfferAction, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -81,16 +81,6 @@ pub async fn upgrade(
             metrics.connections.dec();
             drop(slot);
         })
-}
-
-fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
-    Utf8Bytes::from(
-        ServerMessage::Error {
-            code,
-            message: message.into(),
-        }
-        .to_json(),
-    )
 }
 
 /// Serves one connection until either side goes away.
@@ -217,7 +207,7 @@ async fn handle(
     id: &str,
     conn: &Connection,
     seat: Option<Color>,
-    outbox: &Outbox,
+    outbox: &Arc<Outbox>,
     text: &str,
 ) {
     match ClientMessage::parse(text) {
@@ -234,8 +224,12 @@ async fn handle(
             reply(rooms, id, conn, outbox, ErrorCode::UnknownType, &message).await;
         }
         Ok(ClientMessage::Move { turn }) => {
-            // Success needs no reply: the new state reaches everyone, this connection included.
-            if let Err(e) = rooms.play_quietly(id, Actor::Seat(seat), &turn).await {
+            // Nothing to wait for: the new state reaches everyone, this connection included, and
+            // a refusal reaches this connection alone, through its outbox.
+            if let Err(e) = rooms
+                .send_turn(id, Actor::Seat(seat), turn, outbox.clone())
+                .await
+            {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
             }
         }

@@ -85,6 +85,9 @@ pub struct Figures {
     pub idle_bytes_per_client: u64,
     /// CPU cores the server used during play (1.0 = one core busy).
     pub server_cpu_cores: f64,
+    /// The server's CPU time per turn, microseconds: its cost whether or not the load
+    /// generator kept it busy.
+    pub cpu_us_per_turn: f64,
     /// Latency samples.
     pub samples: usize,
 }
@@ -106,6 +109,9 @@ pub struct Report {
     pub bare: Figures,
     /// merels's turns per second over the bare server's.
     pub ratio_turns_per_s: f64,
+    /// The bare server's CPU per turn over merels's: the turns per second merels would reach,
+    /// as a share of the bare server's, were both servers kept busy.
+    pub ratio_cpu_per_turn: f64,
 }
 
 /// Runs the benchmark and prints the report.
@@ -135,6 +141,11 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         } else {
             0.0
         },
+        ratio_cpu_per_turn: if merels.cpu_us_per_turn > 0.0 {
+            bare.cpu_us_per_turn / merels.cpu_us_per_turn
+        } else {
+            0.0
+        },
         merels,
         bare,
     };
@@ -155,7 +166,7 @@ fn print_table(r: &Report) {
         r.games, r.spectators, r.seconds, r.database
     );
     println!(
-        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6}",
+        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11}",
         "server",
         "turns/s",
         "p50 ms",
@@ -164,11 +175,12 @@ fn print_table(r: &Report) {
         "errors",
         "RSS MiB",
         "idle B/conn",
-        "CPU"
+        "CPU",
+        "CPU us/turn"
     );
     for (name, f) in [("merels", &r.merels), ("bare", &r.bare)] {
         println!(
-            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2}",
+            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2} {:>11.1}",
             name,
             f.turns_per_s,
             f.p50_ms,
@@ -177,10 +189,15 @@ fn print_table(r: &Report) {
             f.errors,
             f.server_rss_bytes as f64 / 1_048_576.0,
             f.idle_bytes_per_client,
-            f.server_cpu_cores
+            f.server_cpu_cores,
+            f.cpu_us_per_turn
         );
     }
     println!("merels / bare turns per second: {:.2}", r.ratio_turns_per_s);
+    println!(
+        "bare / merels CPU per turn: {:.2} (the same, were the load generator never the limit)",
+        r.ratio_cpu_per_turn
+    );
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -495,15 +512,18 @@ async fn measure(args: &BenchArgs, kind: Kind) -> Result<Figures, String> {
         }
     };
     let ticks_per_s = 100.0; // USER_HZ on Linux
+    let turns = shared.turns.load(Ordering::Relaxed) as f64 / elapsed;
+    let cpu = (ticks_after.saturating_sub(ticks_before)) as f64 / ticks_per_s / elapsed;
     Ok(Figures {
-        turns_per_s: shared.turns.load(Ordering::Relaxed) as f64 / elapsed,
+        turns_per_s: turns,
         p50_ms: pct(0.50),
         p99_ms: pct(0.99),
         p999_ms: pct(0.999),
         errors: shared.errors.load(Ordering::Relaxed),
         server_rss_bytes: rss,
         idle_bytes_per_client: idle_per_client,
-        server_cpu_cores: (ticks_after.saturating_sub(ticks_before)) as f64 / ticks_per_s / elapsed,
+        server_cpu_cores: cpu,
+        cpu_us_per_turn: if turns > 0.0 { 1e6 * cpu / turns } else { 0.0 },
         samples: lat.len(),
     })
 }

@@ -368,6 +368,29 @@ impl Rooms {
         Err(RoomError::Unavailable)
     }
 
+    /// Sends a command that nothing waits on, starting the room if needed. A room that has
+    /// ended hands it back, and a fresh one is started for it.
+    async fn tell(&self, id: &str, command: Command) -> Result<(), RoomError> {
+        if !secrets::is_id(id) {
+            return Err(RoomError::NotFound);
+        }
+        let mut command = Box::new(command);
+        for _ in 0..3 {
+            if self.inner.shutdown.is_cancelled() {
+                return Err(RoomError::Unavailable);
+            }
+            let handle = self.handle(id);
+            match handle.commands.send(command).await {
+                Ok(()) => return Ok(()),
+                Err(mpsc::error::SendError(back)) => {
+                    self.forget(id, handle.generation);
+                    command = back;
+                }
+            }
+        }
+        Err(RoomError::Unavailable)
+    }
+
     fn handle(&self, id: &str) -> Handle {
         let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = map.get(id) {
@@ -417,43 +440,52 @@ impl Rooms {
     /// Plays a turn written in notation for `actor`; returns the new state once it is stored
     /// and broadcast.
     pub async fn play(&self, id: &str, actor: Actor, turn: &str) -> Result<GameState, RoomError> {
-        let state = self.play_turn(id, actor, turn, true).await?;
-        state.ok_or(RoomError::Unavailable)
-    }
-
-    /// [`Rooms::play`] for a connection that hears the new state with everyone else: nothing
-    /// comes back but whether it was played.
-    pub async fn play_quietly(&self, id: &str, actor: Actor, turn: &str) -> Result<(), RoomError> {
-        self.play_turn(id, actor, turn, false).await.map(drop)
-    }
-
-    async fn play_turn(
-        &self,
-        id: &str,
-        actor: Actor,
-        turn: &str,
-        answer: bool,
-    ) -> Result<Option<GameState>, RoomError> {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let result = self
             .call(id, |reply| Command::Move {
                 actor: actor.clone(),
                 turn: turn.to_string(),
-                answer,
                 reply,
             })
             .await;
+        self.count_turn(started, &result);
+        result
+    }
+
+    /// [`Rooms::play`] for a connection, which hears the new state with everyone else, or why
+    /// the turn was refused on its own `outbox`. Returns once the room has the turn, without
+    /// waiting for it to be stored: an error here means the room never got it.
+    pub async fn send_turn(
+        &self,
+        id: &str,
+        actor: Actor,
+        turn: String,
+        outbox: Arc<Outbox>,
+    ) -> Result<(), RoomError> {
+        let sent = Instant::now();
+        let command = Command::Turn {
+            actor,
+            turn,
+            sent,
+            outbox,
+        };
+        let result = self.tell(id, command).await;
+        if result.is_err() {
+            self.count_turn(sent, &result);
+        }
+        result
+    }
+
+    /// Counts a turn played (and how long it took since `since`) or refused (and why).
+    fn count_turn<T>(&self, since: Instant, result: &Result<T, RoomError>) {
         let metrics = self.metrics();
-        match &result {
+        match result {
             Ok(_) => {
                 metrics.turns_accepted.inc();
-                metrics
-                    .turn_latency
-                    .observe(started.elapsed().as_secs_f64());
+                metrics.turn_latency.observe(since.elapsed().as_secs_f64());
             }
             Err(e) => metrics.rejected(&e.code().name()),
         }
-        result
     }
 
     /// The server's metrics.

@@ -2,6 +2,7 @@
 //! connection's send task drains. A connection that falls behind loses its backlog, not its
 //! game: every state message is whole, so the newest state replaces everything queued before it.
 
+use crate::protocol::{ErrorCode, ServerMessage};
 use axum::extract::ws::Utf8Bytes;
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -9,6 +10,17 @@ use tokio::sync::Notify;
 
 /// Messages a connection may have queued before its backlog is dropped.
 pub const CAPACITY: usize = 64;
+
+/// An `error` message, encoded to be queued.
+pub fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
+    Utf8Bytes::from(
+        ServerMessage::Error {
+            code,
+            message: message.into(),
+        }
+        .to_json(),
+    )
+}
 
 /// What the send task should do next.
 #[derive(Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! then handles commands one at a time: check with the rules, store, and only when the store has
 //! committed, apply and push the new state to every connection.
 
-use super::outbox::Outbox;
+use super::outbox::{Outbox, error_frame};
 use super::{
     Actor, Ending, OfferAction, RoomError, Rooms, SeatGrant, clock_row, instant_at, now_ms, secrets,
 };
@@ -36,9 +36,15 @@ pub(super) enum Command {
     Move {
         actor: Actor,
         turn: String,
-        /// Whether the sender wants the new state back (a WebSocket gets it with everyone).
-        answer: bool,
-        reply: Reply<Option<GameState>>,
+        reply: Reply<GameState>,
+    },
+    /// A turn from a connection, which hears how it went with everyone else (the new state) or
+    /// on its own (why it was refused): nothing waits for an answer.
+    Turn {
+        actor: Actor,
+        turn: String,
+        sent: Instant,
+        outbox: Arc<Outbox>,
     },
     End {
         actor: Actor,
@@ -232,6 +238,9 @@ impl Command {
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
             Command::Move { reply, .. } => drop(reply.send(Err(e))),
+            Command::Turn { outbox, .. } => {
+                outbox.push_reply(error_frame(e.code(), e.to_string()));
+            }
             Command::End { reply, .. }
             | Command::Draw { reply, .. }
             | Command::Takeback { reply, .. }
@@ -723,14 +732,21 @@ impl Room {
             Command::Join { reply } => {
                 let _ = reply.send(self.join(rooms).await);
             }
-            Command::Move {
+            Command::Move { actor, turn, reply } => {
+                let played = self.play(rooms, actor, &turn).await;
+                let _ = reply.send(played.map(|()| self.state()));
+            }
+            Command::Turn {
                 actor,
                 turn,
-                answer,
-                reply,
+                sent,
+                outbox,
             } => {
                 let played = self.play(rooms, actor, &turn).await;
-                let _ = reply.send(played.map(|()| answer.then(|| self.state())));
+                rooms.count_turn(sent, &played);
+                if let Err(e) = played {
+                    outbox.push_event(error_frame(e.code(), e.to_string()), &self.latest);
+                }
             }
             Command::End {
                 actor,
@@ -777,7 +793,7 @@ impl Room {
                     game: self.id.clone(),
                     seat,
                     handoff_url: seat.and(handoff_url),
-                    board: Geometry::of(self.game.variant().board()),
+                    board: Geometry::shared(self.game.variant().board()),
                 };
                 outbox.push_event(Utf8Bytes::from(hello.to_json()), &self.latest);
                 self.conns.insert(id, Conn { seat, outbox });
@@ -996,9 +1012,9 @@ impl Room {
         let plies = self.game.turns().len();
         let clock = self.clock.map(|c| c.after_turn(at, plies, seat));
         let op = WriteOp::AppendTurn {
-            id: self.id.clone(),
+            id: self.id.as_str().into(),
             ply: plies as i64,
-            notation: variant.turn_string(turn).into(),
+            notation: variant.turn_string(turn),
             at,
             clock: clock.map(|c| c.left),
             end,

@@ -44,7 +44,7 @@ pub fn points(mut mask: Mask) -> impl Iterator<Item = Point> {
 
 /// The parameters a board is generated from: the `topology.params` of a variant file. The
 /// default is the Nine Men's Morris board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoardSpec {
     /// Concentric squares, 1 to 3.

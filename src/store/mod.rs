@@ -9,6 +9,7 @@
 mod writer;
 
 use crate::metrics::Metrics;
+use compact_str::CompactString;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -214,12 +215,13 @@ pub enum WriteOp {
     },
     /// Stores a turn at its ply, and the end if it ended the game; false if the ply was taken.
     AppendTurn {
-        /// The game.
-        id: String,
+        /// The game. (Inline strings here: this is the write made most often, and an id or a
+        /// turn is short enough to need no allocation.)
+        id: CompactString,
         /// 0-based ply.
         ply: i64,
         /// The turn in notation.
-        notation: String,
+        notation: CompactString,
         /// When.
         at: i64,
         /// In a timed game, both clocks (White's, Black's) right after the turn.
@@ -291,52 +293,63 @@ impl Store {
 
     /// [`Store::connect`], recording into the server's metrics.
     pub async fn open(url: &str, metrics: std::sync::Arc<Metrics>) -> Result<Store, StoreError> {
-        let backend = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let options =
-                PgConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
-            let pool = PgPoolOptions::new()
-                .max_connections(8)
-                .acquire_timeout(Duration::from_secs(10))
-                .connect_with(options)
-                .await?;
-            sqlx::migrate!("migrations/postgres").run(&pool).await?;
-            Backend::Postgres(pool)
-        } else if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                // FULL: a commit survives power loss, not just a crash of this process.
-                .synchronous(SqliteSynchronous::Full)
-                .busy_timeout(Duration::from_secs(10))
-                .foreign_keys(true)
-                // The statement journal of a multi-row insert lives in memory, not a temp file;
-                // and the write-ahead log is folded into the database every 10,000 pages rather
-                // than 1,000, so that a page written by many batches is copied back once.
-                .pragma("temp_store", "memory")
-                .pragma("wal_autocheckpoint", "10000")
-                .log_statements(tracing::log::LevelFilter::Trace);
-            if let Some(dir) = options.get_filename().parent()
-                && !dir.as_os_str().is_empty()
-            {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
-            }
-            // The file does not go stale the way a server connection can: no ping before use
-            // and no reaping, so an idle pool does no work and keeps no timers of its own.
-            let pool = SqlitePoolOptions::new()
-                .max_connections(4)
-                .test_before_acquire(false)
-                .idle_timeout(None)
-                .max_lifetime(None)
-                .connect_with(options)
-                .await?;
-            sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-            Backend::Sqlite(pool)
-        } else {
-            return Err(StoreError::BadUrl(url.chars().take(60).collect()));
-        };
+        let (backend, writer) =
+            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+                let options = PgConnectOptions::from_str(url)?
+                    .log_statements(tracing::log::LevelFilter::Trace);
+                let pool = |connections| {
+                    PgPoolOptions::new()
+                        .max_connections(connections)
+                        .acquire_timeout(Duration::from_secs(10))
+                        .connect_with(options.clone())
+                };
+                let readers = pool(8).await?;
+                sqlx::migrate!("migrations/postgres").run(&readers).await?;
+                // The writer keeps a connection of its own (see the SQLite case).
+                let writer = pool(1).await?;
+                (Backend::Postgres(readers), Backend::Postgres(writer))
+            } else if url.starts_with("sqlite:") {
+                let options = SqliteConnectOptions::from_str(url)?
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    // FULL: a commit survives power loss, not just a crash of this process.
+                    .synchronous(SqliteSynchronous::Full)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+                    // The statement journal of a multi-row insert lives in memory, not a temp file;
+                    // and the write-ahead log is folded into the database every 10,000 pages rather
+                    // than 1,000, so that a page written by many batches is copied back once.
+                    .pragma("temp_store", "memory")
+                    .pragma("wal_autocheckpoint", "10000")
+                    .log_statements(tracing::log::LevelFilter::Trace);
+                if let Some(dir) = options.get_filename().parent()
+                    && !dir.as_os_str().is_empty()
+                {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
+                }
+                // The file does not go stale the way a server connection can: no ping before use
+                // and no reaping, so an idle pool does no work and keeps no timers of its own.
+                let pool = |connections| {
+                    SqlitePoolOptions::new()
+                        .max_connections(connections)
+                        .test_before_acquire(false)
+                        .idle_timeout(None)
+                        .max_lifetime(None)
+                        .connect_with(options.clone())
+                };
+                let readers = pool(4).await?;
+                sqlx::migrate!("migrations/sqlite").run(&readers).await?;
+                // The writer has a connection of its own, which it keeps. SQLite empties a connection's page cache
+                // whenever another connection has written since its last transaction; with one
+                // writer, its cache of the tables it keeps extending stays warm.
+                let writer = pool(1).await?;
+                (Backend::Sqlite(readers), Backend::Sqlite(writer))
+            } else {
+                return Err(StoreError::BadUrl(url.chars().take(60).collect()));
+            };
         let stats = std::sync::Arc::new(WriterStats::default());
-        let writes = writer::spawn(backend.clone(), stats.clone(), metrics.clone());
+        let writes = writer::spawn(writer, stats.clone(), metrics.clone());
         Ok(Store {
             backend,
             writes,

@@ -7,6 +7,8 @@
 
 use super::{Backend, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection, Postgres, Sqlite};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -43,10 +45,23 @@ pub(super) fn spawn(
     let (tx, mut rx) = mpsc::channel::<Request>(4 * MAX_BATCH);
     tokio::spawn(async move {
         let mut batch = Vec::with_capacity(MAX_BATCH);
+        // One connection, kept from batch to batch: no trip through the pool for each, and
+        // SQLite keeps the pages it has just written in that connection's cache.
+        let mut held: Option<Held> = None;
         while rx.recv_many(&mut batch, MAX_BATCH).await > 0 {
             let started = Instant::now();
             let ops: Vec<&WriteOp> = batch.iter().map(|r| &r.op).collect();
-            let outcome = write_batch(&backend, &ops).await;
+            let outcome = match &mut held {
+                Some(conn) => write_batch(conn, &ops).await,
+                None => match Held::acquire(&backend).await {
+                    Ok(conn) => write_batch(held.insert(conn), &ops).await,
+                    Err(e) => Err(e),
+                },
+            };
+            if outcome.is_err() {
+                // The connection may be what failed: the next batch starts on a fresh one.
+                held = None;
+            }
             let elapsed = started.elapsed();
             stats
                 .commit_micros
@@ -72,9 +87,37 @@ pub(super) fn spawn(
                 }
             }
         }
+        // Every store is gone: close the pool, so that an SQLite writer folds its log back.
+        drop(held);
+        on_pool!(&backend, pool => pool.close().await);
         tracing::debug!("store writer stopped");
     });
     tx
+}
+
+/// Runs `$body` with `$conn` bound to the held connection, whichever the backend.
+macro_rules! on_held {
+    ($held:expr, $conn:ident => $body:expr) => {
+        match $held {
+            Held::Sqlite($conn) => $body,
+            Held::Postgres($conn) => $body,
+        }
+    };
+}
+
+/// The writer's own connection.
+enum Held {
+    Sqlite(PoolConnection<Sqlite>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+impl Held {
+    async fn acquire(backend: &Backend) -> Result<Held, sqlx::Error> {
+        Ok(match backend {
+            Backend::Sqlite(pool) => Held::Sqlite(pool.acquire().await?),
+            Backend::Postgres(pool) => Held::Postgres(pool.acquire().await?),
+        })
+    }
 }
 
 trait CloneMessage {
@@ -95,10 +138,10 @@ impl CloneMessage for sqlx::Error {
 /// Everything else is applied one statement at a time. Only when another process has stored a
 /// turn for one of the same plies (the INSERT then stores fewer rows than it was given) is the
 /// batch rolled back and applied again with every turn on its own, to learn which lost.
-async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, sqlx::Error> {
-    match try_batch(backend, ops, true).await? {
+async fn write_batch(conn: &mut Held, ops: &[&WriteOp]) -> Result<Vec<bool>, sqlx::Error> {
+    match try_batch(conn, ops, true).await? {
         Some(applied) => Ok(applied),
-        None => Ok(try_batch(backend, ops, false)
+        None => Ok(try_batch(conn, ops, false)
             .await?
             .expect("turns applied one by one are each decided")),
     }
@@ -107,12 +150,12 @@ async fn write_batch(backend: &Backend, ops: &[&WriteOp]) -> Result<Vec<bool>, s
 /// One attempt of [`write_batch`]: `None` when the plain turns went in `together` and some of
 /// them were not stored (the transaction is then rolled back).
 async fn try_batch(
-    backend: &Backend,
+    conn: &mut Held,
     ops: &[&WriteOp],
     together: bool,
 ) -> Result<Option<Vec<bool>>, sqlx::Error> {
-    on_pool!(backend, pool => {
-        let mut tx = pool.begin().await?;
+    on_held!(conn, conn => {
+        let mut tx = conn.begin().await?;
         let mut applied = vec![false; ops.len()];
         let mut plain = Vec::new();
         for (i, op) in ops.iter().enumerate() {
@@ -200,9 +243,9 @@ async fn try_batch(
                             "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
                              black_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
                         )
-                        .bind(id)
+                        .bind(id.as_str())
                         .bind(*ply as i32)
-                        .bind(notation)
+                        .bind(notation.as_str())
                         .bind(at)
                         .bind(clock.map(|c| c[0]))
                         .bind(clock.map(|c| c[1]))
@@ -218,7 +261,7 @@ async fn try_batch(
                             .bind(at)
                             .bind(&end.result)
                             .bind(&end.termination)
-                            .bind(id)
+                            .bind(id.as_str())
                             .execute(&mut *tx)
                             .await?;
                         }
@@ -313,20 +356,25 @@ async fn try_batch(
                 }
                 _ => unreachable!("only plain turns are gathered"),
             };
-            let mut insert = sqlx::QueryBuilder::new(
-                "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
-            );
-            insert.push_values(plain.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at, clock)| {
-                row.push_bind(id.clone())
-                    .push_bind(ply as i32)
-                    .push_bind(notation.clone())
-                    .push_bind(at)
-                    .push_bind(clock.map(|c| c[0]))
-                    .push_bind(clock.map(|c| c[1]));
-            });
-            insert.push(" ON CONFLICT DO NOTHING");
-            // No RETURNING: each returned row would be one more message from SQLite's thread.
-            let stored = insert.build().execute(&mut *tx).await?.rows_affected();
+            // In statements of 64, 32, 16... rows: a handful of texts, each prepared once and
+            // kept, where a statement of any length would be prepared anew for every batch.
+            let mut stored = 0;
+            for chunk in chunks(&plain) {
+                let mut insert = sqlx::QueryBuilder::new(
+                    "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
+                );
+                insert.push_values(chunk.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at, clock)| {
+                    row.push_bind(id.as_str())
+                        .push_bind(ply as i32)
+                        .push_bind(notation.as_str())
+                        .push_bind(at)
+                        .push_bind(clock.map(|c| c[0]))
+                        .push_bind(clock.map(|c| c[1]));
+                });
+                insert.push(" ON CONFLICT DO NOTHING");
+                // No RETURNING: each returned row would be one more message from SQLite's thread.
+                stored += insert.build().execute(&mut *tx).await?.rows_affected();
+            }
             if stored != plain.len() as u64 {
                 tx.rollback().await?;
                 return Ok(None);
@@ -339,4 +387,40 @@ async fn try_batch(
         tx.commit().await?;
         Ok(Some(applied))
     })
+}
+
+/// Most rows in one INSERT.
+const MOST_ROWS: usize = 64;
+
+/// `items` cut into runs whose lengths are powers of two, at most [`MOST_ROWS`], longest first.
+fn chunks<T>(mut items: &[T]) -> impl Iterator<Item = &[T]> {
+    std::iter::from_fn(move || {
+        if items.is_empty() {
+            return None;
+        }
+        let len = MOST_ROWS.min(1 << items.len().ilog2());
+        let (chunk, rest) = items.split_at(len);
+        items = rest;
+        Some(chunk)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunks;
+
+    #[test]
+    fn batches_are_cut_into_few_statement_lengths() {
+        let lengths = |n: usize| {
+            let items: Vec<usize> = (0..n).collect();
+            let cut: Vec<&[usize]> = chunks(&items).collect();
+            assert_eq!(cut.concat(), items, "every item once, in order");
+            cut.iter().map(|c| c.len()).collect::<Vec<_>>()
+        };
+        assert!(lengths(0).is_empty());
+        assert_eq!(lengths(1), [1]);
+        assert_eq!(lengths(7), [4, 2, 1]);
+        assert_eq!(lengths(64), [64]);
+        assert_eq!(lengths(150), [64, 64, 16, 4, 2]);
+    }
 }
