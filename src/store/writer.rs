@@ -133,8 +133,8 @@ impl CloneMessage for sqlx::Error {
 
 /// Applies `ops` in one transaction; for each, whether it took effect.
 ///
-/// The plain turns (most of the traffic) go in together as one multi-row INSERT and touch
-/// nothing else: three round trips to the database per batch, however many turns it holds.
+/// The plain turns (most of the traffic) go in together, as a few multi-row INSERTs, and touch
+/// nothing else: a handful of round trips to the database per batch, however many turns it holds.
 /// Everything else is applied one statement at a time. Only when another process has stored a
 /// turn for one of the same plies (the INSERT then stores fewer rows than it was given) is the
 /// batch rolled back and applied again with every turn on its own, to learn which lost.
