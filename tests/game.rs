@@ -340,3 +340,47 @@ fn records_print_tags_and_numbered_turns_and_read_back() {
         "{err}"
     );
 }
+
+#[test]
+fn a_checked_turn_plays_only_on_the_game_as_it_was_checked() {
+    let mut g = game("nine-mens-morris", "a1,d1,g4,b6 a7,d7,f4 0/0 w", "");
+    let winning = g.variant().parse_turn("g4-g1xa7").unwrap();
+    let quiet = g.variant().parse_turn("b6-b4").unwrap();
+
+    // Checking changes nothing, and knows the outcome and the notation.
+    let before = g.clone();
+    let checked = g.preview(winning).unwrap();
+    assert_eq!(
+        checked.outcome(),
+        Some(Outcome::win(Color::White, Termination::FewerThanThree))
+    );
+    assert_eq!(checked.notation(), "g4-g1xa7");
+    assert_eq!(g.turn_strings(), before.turn_strings());
+    assert_eq!(g.position(), before.position());
+    // An illegal turn is refused by the check as by play.
+    let illegal = g.variant().parse_turn("a7-a4").unwrap();
+    assert_eq!(
+        g.preview(illegal).unwrap_err(),
+        g.clone().play(illegal).unwrap_err()
+    );
+
+    // Once another turn has been played, the check is stale and changes nothing.
+    let stale = g.preview(quiet).unwrap();
+    let mut moved_on = g.clone();
+    moved_on.play(winning).unwrap();
+    let finished = moved_on.clone();
+    assert_eq!(moved_on.commit(stale), Err(merels::rules::Stale));
+    assert_eq!(moved_on.turn_strings(), finished.turn_strings());
+    assert_eq!(moved_on.outcome(), finished.outcome());
+
+    // On the game it was checked against, it plays exactly as play would.
+    let mut by_play = g.clone();
+    by_play.play(winning).unwrap();
+    assert_eq!(
+        g.commit(checked).unwrap(),
+        Some(Outcome::win(Color::White, Termination::FewerThanThree))
+    );
+    assert_eq!(g.turn_strings(), by_play.turn_strings());
+    assert_eq!(g.position(), by_play.position());
+    assert_eq!(g.legal_turns(), by_play.legal_turns());
+}

@@ -1000,11 +1000,11 @@ impl Room {
             .parse_turn(text.trim())
             .map_err(|e| RoomError::BadNotation(e.to_string()))?;
         // Checked before it is stored, played once it is.
-        let outcome = self
+        let checked = self
             .game
             .preview(turn)
             .map_err(|e| RoomError::Illegal(e.describe(variant.board())))?;
-        let end = outcome.map(|o| GameEnd {
+        let end = checked.outcome().map(|o| GameEnd {
             result: o.result().to_string(),
             termination: o.termination.as_str().to_string(),
         });
@@ -1014,7 +1014,7 @@ impl Room {
         let op = WriteOp::AppendTurn {
             id: self.id.as_str().into(),
             ply: plies as i64,
-            notation: variant.turn_string(turn),
+            notation: checked.notation().clone(),
             at,
             clock: clock.map(|c| c.left),
             end,
@@ -1023,8 +1023,9 @@ impl Room {
             self.reload(rooms).await;
             return Err(RoomError::Conflict);
         }
-        // Previewed on this very game, so it plays; were it ever refused, the store decides.
-        if self.game.play(turn).is_err() {
+        // Checked on this very game, which only this room changes; were it ever stale, the
+        // store decides.
+        if self.game.commit(checked).is_err() {
             self.reload(rooms).await;
             return Err(RoomError::Conflict);
         }

@@ -31,6 +31,7 @@ pub struct Game {
 }
 
 /// What a turn would change in a [`Game`].
+#[derive(Debug, Clone)]
 struct Step {
     next: Position,
     irreversible: bool,
@@ -38,6 +39,35 @@ struct Step {
     three_against_three_plies: u16,
     outcome: Option<Outcome>,
 }
+
+/// A turn checked against a game, with everything it changes worked out: made by
+/// [`Game::preview`], applied by [`Game::commit`] without checking it again.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The game's ply and position it was checked against.
+    ply: usize,
+    before: Position,
+    turn: Turn,
+    notation: CompactString,
+    step: Step,
+}
+
+impl Checked {
+    /// The outcome the turn reaches; `None` while the game goes on.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.step.outcome
+    }
+
+    /// The turn in notation.
+    pub fn notation(&self) -> &CompactString {
+        &self.notation
+    }
+}
+
+/// [`Game::commit`] was given a turn checked against another moment of the game (or another
+/// game): nothing was changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stale;
 
 /// Why a record could not be replayed into a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,15 +192,45 @@ impl Game {
         self.variant.legal_turns(&self.position)
     }
 
-    /// What playing `turn` would lead to, without playing it: the error [`Game::play`] would
-    /// give, or the outcome it would reach (`None` while the game goes on).
-    pub fn preview(&self, turn: Turn) -> Result<Option<Outcome>, IllegalTurn> {
-        self.step(turn).map(|s| s.outcome)
+    /// Checks `turn` without playing it: the error [`Game::play`] would give, or the checked
+    /// turn, which knows the outcome it reaches and which [`Game::commit`] plays.
+    pub fn preview(&self, turn: Turn) -> Result<Checked, IllegalTurn> {
+        let step = self.step(turn)?;
+        Ok(Checked {
+            ply: self.turns.len(),
+            before: self.position,
+            turn,
+            notation: self.variant.turn_string(turn),
+            step,
+        })
+    }
+
+    /// Plays a turn checked by [`Game::preview`] on this game as it still is; refused (and
+    /// nothing changed) if a turn has been played, taken back or the game ended since.
+    pub fn commit(&mut self, checked: Checked) -> Result<Option<Outcome>, Stale> {
+        if checked.ply != self.turns.len()
+            || checked.before != self.position
+            || self.outcome.is_some()
+        {
+            return Err(Stale);
+        }
+        let Checked {
+            turn,
+            notation,
+            step,
+            ..
+        } = checked;
+        Ok(self.apply(turn, notation, step))
     }
 
     /// Plays a turn of the side to move: all of it, or nothing when it is illegal.
     pub fn play(&mut self, turn: Turn) -> Result<Option<Outcome>, IllegalTurn> {
         let step = self.step(turn)?;
+        let notation = self.variant.turn_string(turn);
+        Ok(self.apply(turn, notation, step))
+    }
+
+    fn apply(&mut self, turn: Turn, notation: CompactString, step: Step) -> Option<Outcome> {
         if step.irreversible {
             self.seen.clear();
         }
@@ -179,9 +239,9 @@ impl Game {
         self.three_against_three_plies = step.three_against_three_plies;
         self.position = step.next;
         self.turns.push(turn);
-        self.notation.push(self.variant.turn_string(turn));
+        self.notation.push(notation);
         self.outcome = step.outcome;
-        Ok(self.outcome)
+        self.outcome
     }
 
     /// Everything a turn changes, worked out without changing anything.

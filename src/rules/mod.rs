@@ -17,7 +17,7 @@ pub mod position;
 pub mod variant;
 
 pub use board::{Board, BoardError, BoardSpec, Mask, Point};
-pub use game::{Game, ReplayError};
+pub use game::{Checked, Game, ReplayError, Stale};
 pub use notation::{NotationError, Record};
 pub use outcome::{Outcome, Termination};
 pub use position::{Color, IllegalTurn, Position, Setup, SetupError, Turn};
