@@ -32,9 +32,14 @@ pub struct BenchArgs {
     /// Spectators per game.
     #[arg(long, default_value_t = 2)]
     pub spectators: usize,
-    /// Seconds of measured play.
+    /// Seconds of measured play, per server and round.
     #[arg(long, default_value_t = 10)]
     pub seconds: u64,
+    /// Rounds: each measures both servers, in the order bare, merels, then merels, bare, and so
+    /// on, so that a machine whose speed drifts during the run weighs on both alike. The figures
+    /// are over all rounds together.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub rounds: u32,
     /// The database merels uses: a fresh SQLite file, or PostgreSQL at --database-url.
     #[arg(long, value_enum, default_value = "sqlite")]
     pub database: Database,
@@ -92,6 +97,62 @@ pub struct Figures {
     pub samples: usize,
 }
 
+/// What one measurement of one server collected.
+struct Sample {
+    turns: u64,
+    seconds: f64,
+    cpu_seconds: f64,
+    latencies_us: Vec<u32>,
+    errors: u64,
+    rss: u64,
+    idle_per_client: u64,
+}
+
+impl Figures {
+    /// The figures over several measurements of one server: rates over their summed time,
+    /// latency percentiles over all their samples, and the largest memory any of them saw.
+    fn of(samples: Vec<Sample>) -> Figures {
+        let seconds: f64 = samples.iter().map(|s| s.seconds).sum();
+        let turns = samples.iter().map(|s| s.turns).sum::<u64>() as f64 / seconds.max(1e-9);
+        let cpu = samples.iter().map(|s| s.cpu_seconds).sum::<f64>() / seconds.max(1e-9);
+        let errors = samples.iter().map(|s| s.errors).sum();
+        let server_rss_bytes = samples.iter().map(|s| s.rss).max().unwrap_or(0);
+        let idle_bytes_per_client = samples.iter().map(|s| s.idle_per_client).max().unwrap_or(0);
+        let mut lat: Vec<u32> = samples.into_iter().flat_map(|s| s.latencies_us).collect();
+        lat.sort_unstable();
+        let pct = |p: f64| {
+            if lat.is_empty() {
+                0.0
+            } else {
+                f64::from(lat[((lat.len() - 1) as f64 * p) as usize]) / 1000.0
+            }
+        };
+        Figures {
+            turns_per_s: turns,
+            p50_ms: pct(0.50),
+            p99_ms: pct(0.99),
+            p999_ms: pct(0.999),
+            errors,
+            server_rss_bytes,
+            idle_bytes_per_client,
+            server_cpu_cores: cpu,
+            cpu_us_per_turn: if turns > 0.0 { 1e6 * cpu / turns } else { 0.0 },
+            samples: lat.len(),
+        }
+    }
+}
+
+/// One round's turns per second of each server.
+#[derive(Debug, Clone, Serialize)]
+pub struct Round {
+    /// merels's turns per second in this round.
+    pub merels_turns_per_s: f64,
+    /// The bare server's.
+    pub bare_turns_per_s: f64,
+    /// merels's over the bare server's.
+    pub ratio_turns_per_s: f64,
+}
+
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -99,7 +160,7 @@ pub struct Report {
     pub games: usize,
     /// Spectators per game.
     pub spectators: usize,
-    /// Seconds measured.
+    /// Seconds measured, per server and round.
     pub seconds: u64,
     /// merels's database.
     pub database: Database,
@@ -112,6 +173,12 @@ pub struct Report {
     /// The bare server's CPU per turn over merels's: the turns per second merels would reach,
     /// as a share of the bare server's, were both servers kept busy.
     pub ratio_cpu_per_turn: f64,
+    /// Each round's throughput, in the order they ran.
+    pub rounds: Vec<Round>,
+}
+
+fn ratio(num: f64, den: f64) -> f64 {
+    if den > 0.0 { num / den } else { 0.0 }
 }
 
 /// Runs the benchmark and prints the report.
@@ -129,25 +196,39 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     if !args.no_pin {
         pin_self_away_from_core_0();
     }
-    let bare = runtime.block_on(measure(&args, Kind::Bare))?;
-    let merels = runtime.block_on(measure(&args, Kind::Merels))?;
+    let (mut bare_samples, mut merels_samples, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..args.rounds {
+        let order = if round % 2 == 0 {
+            [Kind::Bare, Kind::Merels]
+        } else {
+            [Kind::Merels, Kind::Bare]
+        };
+        for kind in order {
+            let sample = runtime.block_on(measure(&args, kind))?;
+            match kind {
+                Kind::Bare => bare_samples.push(sample),
+                Kind::Merels => merels_samples.push(sample),
+            }
+        }
+        let rate = |s: &[Sample]| s.last().map_or(0.0, |s| s.turns as f64 / s.seconds);
+        let (m, b) = (rate(&merels_samples), rate(&bare_samples));
+        rounds.push(Round {
+            merels_turns_per_s: m,
+            bare_turns_per_s: b,
+            ratio_turns_per_s: ratio(m, b),
+        });
+    }
+    let (bare, merels) = (Figures::of(bare_samples), Figures::of(merels_samples));
     let report = Report {
         games: args.games,
         spectators: args.spectators,
         seconds: args.seconds,
         database: args.database,
-        ratio_turns_per_s: if bare.turns_per_s > 0.0 {
-            merels.turns_per_s / bare.turns_per_s
-        } else {
-            0.0
-        },
-        ratio_cpu_per_turn: if merels.cpu_us_per_turn > 0.0 {
-            bare.cpu_us_per_turn / merels.cpu_us_per_turn
-        } else {
-            0.0
-        },
+        ratio_turns_per_s: ratio(merels.turns_per_s, bare.turns_per_s),
+        ratio_cpu_per_turn: ratio(bare.cpu_us_per_turn, merels.cpu_us_per_turn),
         merels,
         bare,
+        rounds,
     };
     if args.json {
         println!(
@@ -162,8 +243,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
 
 fn print_table(r: &Report) {
     println!(
-        "{} games x (2 players + {} spectators), {} s, merels on {:?}",
-        r.games, r.spectators, r.seconds, r.database
+        "{} games x (2 players + {} spectators), {} s x {} round(s), merels on {:?}",
+        r.games,
+        r.spectators,
+        r.seconds,
+        r.rounds.len(),
+        r.database
     );
     println!(
         "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11}",
@@ -194,6 +279,14 @@ fn print_table(r: &Report) {
         );
     }
     println!("merels / bare turns per second: {:.2}", r.ratio_turns_per_s);
+    if r.rounds.len() > 1 {
+        let each: Vec<String> = r
+            .rounds
+            .iter()
+            .map(|x| format!("{:.2}", x.ratio_turns_per_s))
+            .collect();
+        println!("  round by round: {}", each.join(", "));
+    }
     println!(
         "bare / merels CPU per turn: {:.2} (the same, were the load generator never the limit)",
         r.ratio_cpu_per_turn
@@ -459,7 +552,7 @@ impl Rng {
     }
 }
 
-async fn measure(args: &BenchArgs, kind: Kind) -> Result<Figures, String> {
+async fn measure(args: &BenchArgs, kind: Kind) -> Result<Sample, String> {
     let server = start_server(args, kind).await?;
     let pid = server.child.id();
     let (empty_rss, _) = usage(pid);
@@ -502,29 +595,15 @@ async fn measure(args: &BenchArgs, kind: Kind) -> Result<Figures, String> {
     }
     drop(server);
 
-    let mut lat = std::mem::take(&mut *shared.latencies.lock().unwrap());
-    lat.sort_unstable();
-    let pct = |p: f64| {
-        if lat.is_empty() {
-            0.0
-        } else {
-            f64::from(lat[((lat.len() - 1) as f64 * p) as usize]) / 1000.0
-        }
-    };
     let ticks_per_s = 100.0; // USER_HZ on Linux
-    let turns = shared.turns.load(Ordering::Relaxed) as f64 / elapsed;
-    let cpu = (ticks_after.saturating_sub(ticks_before)) as f64 / ticks_per_s / elapsed;
-    Ok(Figures {
-        turns_per_s: turns,
-        p50_ms: pct(0.50),
-        p99_ms: pct(0.99),
-        p999_ms: pct(0.999),
+    Ok(Sample {
+        turns: shared.turns.load(Ordering::Relaxed),
+        seconds: elapsed,
+        cpu_seconds: ticks_after.saturating_sub(ticks_before) as f64 / ticks_per_s,
+        latencies_us: std::mem::take(&mut *shared.latencies.lock().unwrap()),
         errors: shared.errors.load(Ordering::Relaxed),
-        server_rss_bytes: rss,
-        idle_bytes_per_client: idle_per_client,
-        server_cpu_cores: cpu,
-        cpu_us_per_turn: if turns > 0.0 { 1e6 * cpu / turns } else { 0.0 },
-        samples: lat.len(),
+        rss,
+        idle_per_client,
     })
 }
 
@@ -702,5 +781,42 @@ async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
             let micros = at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
             shared.latencies.lock().unwrap().push(micros);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Figures, Sample};
+
+    fn sample(turns: u64, seconds: f64, cpu_seconds: f64, latencies_us: Vec<u32>) -> Sample {
+        Sample {
+            turns,
+            seconds,
+            cpu_seconds,
+            latencies_us,
+            errors: 1,
+            rss: turns * 10,
+            idle_per_client: turns,
+        }
+    }
+
+    #[test]
+    fn rounds_add_up_to_one_set_of_figures() {
+        let f = Figures::of(vec![
+            sample(1_000, 10.0, 5.0, (1..=100).map(|ms| ms * 1000).collect()),
+            sample(3_000, 10.0, 9.0, (101..=200).map(|ms| ms * 1000).collect()),
+        ]);
+        // Rates over the summed time, not the mean of the rounds' rates.
+        assert_eq!(f.turns_per_s, 200.0);
+        assert_eq!(f.server_cpu_cores, 0.7);
+        assert_eq!(f.cpu_us_per_turn, 3_500.0);
+        // Percentiles over every sample of every round.
+        assert_eq!(f.samples, 200);
+        assert_eq!(f.p50_ms, 100.0);
+        assert_eq!(f.p99_ms, 198.0);
+        // Errors add up; memory is the worst seen.
+        assert_eq!(f.errors, 2);
+        assert_eq!(f.server_rss_bytes, 30_000);
+        assert_eq!(f.idle_bytes_per_client, 3_000);
     }
 }
