@@ -14,7 +14,7 @@ use crate::catalog::{Catalog, CatalogError};
 use crate::clock::{Clock, TimeControl};
 use crate::protocol::{ErrorCode, GameState};
 use crate::rules::Color;
-use crate::store::{ClockRow, GameRow, Store, StoreError, WriteOp};
+use crate::store::{ClockRow, GameRow, Store, StoreError, StoredGame, WriteOp};
 use outbox::Outbox;
 use room::Command;
 use std::collections::{BTreeMap, HashMap};
@@ -334,7 +334,19 @@ impl Rooms {
                 ..GameRow::default()
             };
             // A taken id (128 random bits) would be a miracle; draw again rather than fail.
-            if self.inner.store.write(WriteOp::CreateGame(row)).await? {
+            if self
+                .inner
+                .store
+                .write(WriteOp::CreateGame(row.clone()))
+                .await?
+            {
+                // Its room starts now, from the row just written rather than reading it back:
+                // the first player's friend is about to open the link.
+                let stored = StoredGame {
+                    game: row,
+                    turns: Vec::new(),
+                };
+                self.start(&id, Some(stored));
                 return Ok(SeatGrant { id, color, secret });
             }
         }
@@ -392,6 +404,12 @@ impl Rooms {
     }
 
     fn handle(&self, id: &str) -> Handle {
+        self.start(id, None)
+    }
+
+    /// The game's room, started if it is not running: from `seed` when given (a game just
+    /// stored), else from the store.
+    fn start(&self, id: &str, seed: Option<StoredGame>) -> Handle {
         let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = map.get(id) {
             return h.clone();
@@ -407,7 +425,7 @@ impl Rooms {
         let id = id.to_string();
         self.inner
             .tasks
-            .spawn(async move { room::run(rooms, id, generation, rx).await });
+            .spawn(async move { room::run(rooms, id, generation, rx, seed).await });
         handle
     }
 

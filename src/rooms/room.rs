@@ -143,8 +143,13 @@ pub(super) async fn run(
     id: String,
     generation: u64,
     mut commands: mpsc::Receiver<Box<Command>>,
+    seed: Option<StoredGame>,
 ) {
-    let mut room = match Box::pin(load(&rooms, &id)).await {
+    let loaded = match seed {
+        Some(stored) => room_from(&rooms, stored),
+        None => Box::pin(load(&rooms, &id)).await,
+    };
+    let mut room = match loaded {
         Ok(room) => room,
         Err(e) => {
             if e != RoomError::NotFound {
