@@ -371,7 +371,6 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    /// The geometry of a generated board.
     /// The geometry of `board`, worked out once per kind of board: every connection's `hello`
     /// carries it. A board is generated from its spec, so the spec names it (a few at most).
     pub fn shared(board: &Board) -> Arc<Geometry> {
@@ -386,6 +385,7 @@ impl Geometry {
             .clone()
     }
 
+    /// The geometry of a generated board.
     pub fn of(board: &Board) -> Geometry {
         let name = |p| board.name(p).to_string();
         Geometry {

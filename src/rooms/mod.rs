@@ -359,30 +359,21 @@ impl Rooms {
         id: &str,
         make: impl Fn(oneshot::Sender<Result<T, RoomError>>) -> Command,
     ) -> Result<T, RoomError> {
-        if !secrets::is_id(id) {
-            return Err(RoomError::NotFound);
-        }
         for _ in 0..3 {
-            if self.inner.shutdown.is_cancelled() {
-                return Err(RoomError::Unavailable);
-            }
-            let handle = self.handle(id);
             let (tx, rx) = oneshot::channel();
-            if handle.commands.send(Box::new(make(tx))).await.is_err() {
-                self.forget(id, handle.generation);
-                continue;
-            }
+            let generation = self.tell(id, make(tx)).await?;
             match rx.await {
                 Ok(result) => return result,
-                Err(_) => self.forget(id, handle.generation),
+                Err(_) => self.forget(id, generation),
             }
         }
         Err(RoomError::Unavailable)
     }
 
-    /// Sends a command that nothing waits on, starting the room if needed. A room that has
-    /// ended hands it back, and a fresh one is started for it.
-    async fn tell(&self, id: &str, command: Command) -> Result<(), RoomError> {
+    /// Sends a command without waiting on it, starting the room if needed; returns the
+    /// incarnation of the room that took it. A room that has ended hands it back, and a fresh
+    /// one is started for it.
+    async fn tell(&self, id: &str, command: Command) -> Result<u64, RoomError> {
         if !secrets::is_id(id) {
             return Err(RoomError::NotFound);
         }
@@ -393,7 +384,7 @@ impl Rooms {
             }
             let handle = self.handle(id);
             match handle.commands.send(command).await {
-                Ok(()) => return Ok(()),
+                Ok(()) => return Ok(handle.generation),
                 Err(mpsc::error::SendError(back)) => {
                     self.forget(id, handle.generation);
                     command = back;
@@ -487,7 +478,7 @@ impl Rooms {
             sent,
             outbox,
         };
-        let result = self.tell(id, command).await;
+        let result = self.tell(id, command).await.map(drop);
         if result.is_err() {
             self.count_turn(sent, &result);
         }

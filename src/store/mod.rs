@@ -340,9 +340,10 @@ impl Store {
                 };
                 let readers = pool(4).await?;
                 sqlx::migrate!("migrations/sqlite").run(&readers).await?;
-                // The writer has a connection of its own, which it keeps. SQLite empties a connection's page cache
-                // whenever another connection has written since its last transaction; with one
-                // writer, its cache of the tables it keeps extending stays warm.
+                // The writer has a connection of its own, which it keeps. SQLite empties a
+                // connection's page cache whenever another connection has written since its last
+                // transaction; with one writer, its cache of the tables it keeps extending stays
+                // warm.
                 let writer = pool(1).await?;
                 (Backend::Sqlite(readers), Backend::Sqlite(writer))
             } else {
