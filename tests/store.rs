@@ -118,6 +118,10 @@ async fn exercise(store: Store) {
     // No two turns can claim the same ply, even when they race.
     assert!(store.write(turn("g1", 0, "a1")).await.unwrap());
     assert!(!store.write(turn("g1", 0, "a3")).await.unwrap());
+    // A turn of a game that was never stored is refused (in SQLite, when its batch commits),
+    // and the writer goes on with the next batch.
+    assert!(store.write(turn("never-stored", 0, "a1")).await.is_err());
+    assert_eq!(store.load("never-stored").await.unwrap(), None);
     let racers: Vec<_> = (0..16)
         .map(|i| {
             let store = store.clone();

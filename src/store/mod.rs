@@ -19,6 +19,10 @@ use std::str::FromStr;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
+/// The SQLite writer's page cache, in KiB (SQLite's negative `cache_size`): 32 MiB, a few times
+/// what the largest batch dirties, so that a batch never spills pages to the log before its commit.
+const WRITER_CACHE_KIB: &str = "-32768";
+
 pub use writer::WriterStats;
 
 /// Runs the same code against whichever pool the store has: the SQL is written once, and sqlx's
@@ -330,21 +334,25 @@ impl Store {
                 }
                 // The file does not go stale the way a server connection can: no ping before use
                 // and no reaping, so an idle pool does no work and keeps no timers of its own.
-                let pool = |connections| {
+                let pool = |connections, options: SqliteConnectOptions| {
                     SqlitePoolOptions::new()
                         .max_connections(connections)
                         .test_before_acquire(false)
                         .idle_timeout(None)
                         .max_lifetime(None)
-                        .connect_with(options.clone())
+                        .connect_with(options)
                 };
-                let readers = pool(4).await?;
+                let readers = pool(4, options.clone()).await?;
                 sqlx::migrate!("migrations/sqlite").run(&readers).await?;
                 // The writer has a connection of its own, which it keeps. SQLite empties a
                 // connection's page cache whenever another connection has written since its last
                 // transaction; with one writer, its cache of the tables it keeps extending stays
                 // warm.
-                let writer = pool(1).await?;
+                // Its page cache holds the pages that the active games keep extending, and every
+                // page a batch dirties: were it to fill with dirty pages mid-batch, SQLite would
+                // spill them to the log and, at commit, write them again and read back the log to
+                // checksum it anew.
+                let writer = pool(1, options.pragma("cache_size", WRITER_CACHE_KIB)).await?;
                 (Backend::Sqlite(readers), Backend::Sqlite(writer))
             } else {
                 return Err(StoreError::BadUrl(url.chars().take(60).collect()));

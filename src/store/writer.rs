@@ -154,6 +154,19 @@ async fn try_batch(
     ops: &[&WriteOp],
     together: bool,
 ) -> Result<Option<Vec<bool>>, sqlx::Error> {
+    // A turn whose ply is taken is skipped, not an error. In SQLite, OR IGNORE (with the game
+    // reference checked at commit) leaves nothing in the insert that could fail halfway, so
+    // SQLite keeps no statement journal for it; PostgreSQL has its own spelling.
+    let (head, tail) = match conn {
+        Held::Sqlite(_) => (
+            "INSERT OR IGNORE INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
+            "",
+        ),
+        Held::Postgres(_) => (
+            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
+            " ON CONFLICT DO NOTHING",
+        ),
+    };
     on_held!(conn, conn => {
         let mut tx = conn.begin().await?;
         let mut applied = vec![false; ops.len()];
@@ -360,9 +373,7 @@ async fn try_batch(
             // kept, where a statement of any length would be prepared anew for every batch.
             let mut stored = 0;
             for chunk in chunks(&plain) {
-                let mut insert = sqlx::QueryBuilder::new(
-                    "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
-                );
+                let mut insert = sqlx::QueryBuilder::new(head);
                 insert.push_values(chunk.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at, clock)| {
                     row.push_bind(id.as_str())
                         .push_bind(ply as i32)
@@ -371,7 +382,7 @@ async fn try_batch(
                         .push_bind(clock.map(|c| c[0]))
                         .push_bind(clock.map(|c| c[1]));
                 });
-                insert.push(" ON CONFLICT DO NOTHING");
+                insert.push(tail);
                 // No RETURNING: each returned row would be one more message from SQLite's thread.
                 stored += insert.build().execute(&mut *tx).await?.rows_affected();
             }
