@@ -8,6 +8,7 @@ use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,24 +35,114 @@ struct Bare {
     next: AtomicU64,
 }
 
+/// Both sides' counts, as merels sends them.
+#[derive(Serialize)]
+struct Pair {
+    white: u32,
+    black: u32,
+}
+
+/// A seat as merels shows it.
+#[derive(Serialize)]
+struct Seat {
+    taken: bool,
+    connected: bool,
+}
+
+#[derive(Serialize)]
+struct Seats {
+    white: Seat,
+    black: Seat,
+}
+
+#[derive(Serialize)]
+struct Options {
+    flying: &'static str,
+}
+
+/// merels's state message, field for field, borrowed from the game: the bare server should spend
+/// on it only what writing the bytes costs, or it would not be the limit it stands for.
+#[derive(Serialize)]
+struct StateMessage<'a> {
+    r#type: &'static str,
+    id: &'a str,
+    version: u64,
+    variant: &'static str,
+    options: Options,
+    position: &'static str,
+    turns: &'a [String],
+    to_move: &'static str,
+    legal: &'static [&'static str],
+    status: &'static str,
+    result: Option<&'static str>,
+    termination: Option<&'static str>,
+    winner: Option<&'static str>,
+    hand: Pair,
+    on_board: Pair,
+    removed: Pair,
+    last_turn: Option<&'a String>,
+    fresh_mills: [&'static str; 0],
+    seats: Seats,
+    spectators: usize,
+    draw_offer: Option<&'static str>,
+    takeback_offer: Option<&'static str>,
+    rematch_offer: Option<&'static str>,
+    rematch: Option<&'static str>,
+    time_control: &'static str,
+    clock: Option<&'static str>,
+    claim: Option<&'static str>,
+}
+
 fn state(id: &str, game: &Game) -> Utf8Bytes {
     let to_move = if game.turns.len().is_multiple_of(2) {
         "white"
     } else {
         "black"
     };
-    let v = json!({
-        "type": "state", "id": id, "version": game.version, "variant": "nine-mens-morris",
-        "options": {"flying": "on"}, "position": "- - 9/9 w", "turns": game.turns,
-        "to_move": to_move, "legal": POINTS, "status": "playing", "result": null,
-        "termination": null, "winner": null, "hand": {"white": 9, "black": 9},
-        "on_board": {"white": 0, "black": 0}, "removed": {"white": 0, "black": 0},
-        "last_turn": game.turns.last(), "fresh_mills": [],
-        "seats": {"white": {"taken": true, "connected": true},
-                  "black": {"taken": true, "connected": true}},
-        "spectators": game.conns.len(),
-    });
-    Utf8Bytes::from(v.to_string())
+    let seat = || Seat {
+        taken: true,
+        connected: true,
+    };
+    let state = StateMessage {
+        r#type: "state",
+        id,
+        version: game.version,
+        variant: "nine-mens-morris",
+        options: Options { flying: "on" },
+        position: "- - 9/9 w",
+        turns: &game.turns,
+        to_move,
+        legal: &POINTS,
+        status: "playing",
+        result: None,
+        termination: None,
+        winner: None,
+        hand: Pair { white: 9, black: 9 },
+        on_board: Pair { white: 0, black: 0 },
+        removed: Pair { white: 0, black: 0 },
+        last_turn: game.turns.last(),
+        fresh_mills: [],
+        seats: Seats {
+            white: seat(),
+            black: seat(),
+        },
+        spectators: game.conns.len(),
+        draw_offer: None,
+        takeback_offer: None,
+        rematch_offer: None,
+        rematch: None,
+        time_control: "untimed",
+        clock: None,
+        claim: None,
+    };
+    Utf8Bytes::from(serde_json::to_string(&state).expect("a state always serializes"))
+}
+
+/// A client's message; the bare server only looks for a turn.
+#[derive(Deserialize)]
+struct Incoming<'a> {
+    #[serde(borrow, rename = "move")]
+    turn: Option<&'a str>,
 }
 
 /// The bare server's routes.
@@ -115,10 +206,7 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
     });
     while let Some(Ok(msg)) = stream.next().await {
         let Message::Text(text) = msg else { continue };
-        let Ok(v) = serde_json::from_str::<Value>(text.as_str()) else {
-            continue;
-        };
-        let Some(turn) = v.get("move").and_then(Value::as_str) else {
+        let Ok(Incoming { turn: Some(turn) }) = serde_json::from_str(text.as_str()) else {
             continue;
         };
         let mut games = bare.games.lock().unwrap();
@@ -135,4 +223,53 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
         game.conns.retain(|c| c.send(frame.clone()).is_ok());
     }
     send.abort();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::protocol::{GameState, SeatView, ServerMessage, Sides, Status};
+    use crate::rules::Game as RulesGame;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The bare server stands for merels only while its states are merels's in all but content:
+    /// the same fields, and about as many bytes, during placement.
+    #[test]
+    fn bare_states_have_merels_fields_and_size() {
+        let nine = Catalog::builtin()
+            .configure("nine-mens-morris", &BTreeMap::new())
+            .unwrap();
+        let moves = ["c4", "f4", "f2", "b4", "d6", "f6"];
+        let game = RulesGame::replay(nine, None, &moves).unwrap();
+        let seats = Sides::from_fn(|_| SeatView {
+            taken: true,
+            connected: true,
+        });
+        let id = "Yl8AoFa933AQfZ2xk3vB7w";
+        let merels = ServerMessage::State(Arc::new(GameState::of(
+            id,
+            8,
+            &game,
+            Status::Playing,
+            seats,
+            2,
+        )))
+        .to_json();
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let bare_game = Game {
+            version: 8,
+            turns: moves.iter().map(|m| m.to_string()).collect(),
+            conns: vec![tx.clone(), tx.clone(), tx],
+        };
+        let bare = state(id, &bare_game);
+
+        let keys = |text: &str| -> BTreeSet<String> {
+            let v: Value = serde_json::from_str(text).unwrap();
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(keys(bare.as_str()), keys(&merels));
+        let (m, b) = (merels.len() as f64, bare.len() as f64);
+        assert!((b / m - 1.0).abs() < 0.1, "bare {b} bytes, merels {m}");
+    }
 }
