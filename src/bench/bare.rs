@@ -2,6 +2,7 @@
 //! enough of the protocol for the same client (create, join, hello, state, move) and sends states
 //! of the same size, but checks no rules and stores nothing.
 
+use crate::protocol::{SeatView, Sides};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -35,26 +36,6 @@ struct Bare {
     next: AtomicU64,
 }
 
-/// Both sides' counts, as merels sends them.
-#[derive(Serialize)]
-struct Pair {
-    white: u32,
-    black: u32,
-}
-
-/// A seat as merels shows it.
-#[derive(Serialize)]
-struct Seat {
-    taken: bool,
-    connected: bool,
-}
-
-#[derive(Serialize)]
-struct Seats {
-    white: Seat,
-    black: Seat,
-}
-
 #[derive(Serialize)]
 struct Options {
     flying: &'static str,
@@ -77,12 +58,12 @@ struct StateMessage<'a> {
     result: Option<&'static str>,
     termination: Option<&'static str>,
     winner: Option<&'static str>,
-    hand: Pair,
-    on_board: Pair,
-    removed: Pair,
+    hand: Sides<u32>,
+    on_board: Sides<u32>,
+    removed: Sides<u32>,
     last_turn: Option<&'a String>,
     fresh_mills: [&'static str; 0],
-    seats: Seats,
+    seats: Sides<SeatView>,
     spectators: usize,
     draw_offer: Option<&'static str>,
     takeback_offer: Option<&'static str>,
@@ -99,10 +80,6 @@ fn state(id: &str, game: &Game) -> Utf8Bytes {
     } else {
         "black"
     };
-    let seat = || Seat {
-        taken: true,
-        connected: true,
-    };
     let state = StateMessage {
         r#type: "state",
         id,
@@ -117,15 +94,15 @@ fn state(id: &str, game: &Game) -> Utf8Bytes {
         result: None,
         termination: None,
         winner: None,
-        hand: Pair { white: 9, black: 9 },
-        on_board: Pair { white: 0, black: 0 },
-        removed: Pair { white: 0, black: 0 },
+        hand: Sides::from_fn(|_| 9),
+        on_board: Sides::default(),
+        removed: Sides::default(),
         last_turn: game.turns.last(),
         fresh_mills: [],
-        seats: Seats {
-            white: seat(),
-            black: seat(),
-        },
+        seats: Sides::from_fn(|_| SeatView {
+            taken: true,
+            connected: true,
+        }),
         spectators: game.conns.len(),
         draw_offer: None,
         takeback_offer: None,
@@ -229,7 +206,7 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
 mod tests {
     use super::*;
     use crate::catalog::Catalog;
-    use crate::protocol::{GameState, SeatView, ServerMessage, Sides, Status};
+    use crate::protocol::{GameState, ServerMessage, Status};
     use crate::rules::Game as RulesGame;
     use std::collections::{BTreeMap, BTreeSet};
 

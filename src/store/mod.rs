@@ -19,11 +19,11 @@ use std::str::FromStr;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
+pub use writer::WriterStats;
+
 /// The SQLite writer's page cache, in KiB (SQLite's negative `cache_size`): 32 MiB, a few times
 /// what the largest batch dirties, so that a batch never spills pages to the log before its commit.
 const WRITER_CACHE_KIB: &str = "-32768";
-
-pub use writer::WriterStats;
 
 /// Runs the same code against whichever pool the store has: the SQL is written once, and sqlx's
 /// types are checked for each backend.
@@ -347,11 +347,9 @@ impl Store {
                 // The writer has a connection of its own, which it keeps. SQLite empties a
                 // connection's page cache whenever another connection has written since its last
                 // transaction; with one writer, its cache of the tables it keeps extending stays
-                // warm.
-                // Its page cache holds the pages that the active games keep extending, and every
-                // page a batch dirties: were it to fill with dirty pages mid-batch, SQLite would
-                // spill them to the log and, at commit, write them again and read back the log to
-                // checksum it anew.
+                // warm. The cache is large enough for every page a batch dirties: were it to fill
+                // mid-batch, SQLite would spill pages to the log and, at commit, write them again
+                // and read the log back to checksum it anew.
                 let writer = pool(1, options.pragma("cache_size", WRITER_CACHE_KIB)).await?;
                 (Backend::Sqlite(readers), Backend::Sqlite(writer))
             } else {
