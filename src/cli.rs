@@ -38,6 +38,9 @@ enum Command {
         /// Address to listen on.
         #[arg(long)]
         bind: std::net::SocketAddr,
+        /// The lengths of games, in plies, comma-separated: each game created ends after the next.
+        #[arg(long, value_delimiter = ',', required = true)]
+        plies: Vec<usize>,
     },
     /// List the variants with their table options and defaults.
     Variants,
@@ -240,7 +243,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Health { url }) => health(url.as_deref()),
         Some(Command::Bench(args)) => crate::bench::run(args).map_err(CliError::Input),
-        Some(Command::BenchBare { bind }) => {
+        Some(Command::BenchBare { bind, plies }) => {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
@@ -249,7 +252,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
                 let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|tcp| {
                     let _ = tcp.set_nodelay(true);
                 });
-                axum::serve(listener, crate::bench::bare::router())
+                axum::serve(listener, crate::bench::bare::router(plies))
                     .with_graceful_shutdown(crate::server::signal())
                     .await
             })?;

@@ -2,7 +2,8 @@
 //! enough of the protocol for the same client (create, join, hello, state, move) and sends states
 //! of the same size, but checks no rules and stores nothing.
 
-use crate::protocol::{SeatView, Sides};
+use crate::catalog::Catalog;
+use crate::protocol::{Geometry, SeatView, Sides};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -11,7 +12,7 @@ use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -23,17 +24,44 @@ const POINTS: [&str; 24] = [
     "e4", "e5", "f2", "f4", "f6", "g1", "g4", "g7",
 ];
 
-#[derive(Default)]
+/// A mid-game position string about as long as merels's, for the replay list of a finished game.
+const POSITION: &str = "a1,a4,b2,d1,g7 b4,d6,f2,f6,g1 0/0 w";
+
 struct Game {
     version: u64,
     turns: Vec<String>,
     conns: Vec<mpsc::UnboundedSender<Utf8Bytes>>,
+    /// The ply at which the game ends.
+    length: usize,
 }
 
-#[derive(Default)]
+impl Game {
+    fn new(length: usize) -> Game {
+        Game {
+            version: 0,
+            turns: Vec::new(),
+            conns: Vec::new(),
+            length,
+        }
+    }
+}
+
 struct Bare {
     games: Mutex<HashMap<String, Game>>,
     next: AtomicU64,
+    /// The lengths of games, in plies, taken in turn by the games created.
+    lengths: Vec<usize>,
+    /// The board's geometry, as merels sends it in every `hello`.
+    board: Arc<Geometry>,
+}
+
+impl Bare {
+    /// A new game, with the next length.
+    fn game(&self) -> (String, Game) {
+        let n = self.next.fetch_add(1, Ordering::Relaxed);
+        let length = self.lengths[n as usize % self.lengths.len()];
+        (format!("{n:022}"), Game::new(length))
+    }
 }
 
 #[derive(Serialize)]
@@ -72,9 +100,18 @@ struct StateMessage<'a> {
     time_control: &'static str,
     clock: Option<&'static str>,
     claim: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    positions: &'a [&'static str],
 }
 
 fn state(id: &str, game: &Game) -> Utf8Bytes {
+    // A finished game's state carries, like merels's, no legal turns but a position for each ply.
+    let over = game.turns.len() >= game.length;
+    let positions = if over {
+        vec![POSITION; game.turns.len() + 1]
+    } else {
+        Vec::new()
+    };
     let to_move = if game.turns.len().is_multiple_of(2) {
         "white"
     } else {
@@ -89,11 +126,11 @@ fn state(id: &str, game: &Game) -> Utf8Bytes {
         position: "- - 9/9 w",
         turns: &game.turns,
         to_move,
-        legal: &POINTS,
-        status: "playing",
-        result: None,
-        termination: None,
-        winner: None,
+        legal: if over { &[] } else { &POINTS },
+        status: if over { "finished" } else { "playing" },
+        result: over.then_some("1-0"),
+        termination: over.then_some("fewer_than_three"),
+        winner: over.then_some("white"),
         hand: Sides::from_fn(|_| 9),
         on_board: Sides::default(),
         removed: Sides::default(),
@@ -111,8 +148,20 @@ fn state(id: &str, game: &Game) -> Utf8Bytes {
         time_control: "untimed",
         clock: None,
         claim: None,
+        positions: &positions,
     };
     Utf8Bytes::from(serde_json::to_string(&state).expect("a state always serializes"))
+}
+
+/// merels's `hello`, borrowed like the state.
+#[derive(Serialize)]
+struct Hello<'a> {
+    r#type: &'static str,
+    protocol: u32,
+    game: &'a str,
+    seat: Option<&'a str>,
+    handoff_url: Option<&'a str>,
+    board: &'a Geometry,
 }
 
 /// A client's message; the bare server only looks for a turn.
@@ -122,9 +171,24 @@ struct Incoming<'a> {
     turn: Option<&'a str>,
 }
 
-/// The bare server's routes.
-pub fn router() -> Router {
-    let bare = Arc::new(Bare::default());
+/// The bare server's routes. Its games end after the given numbers of plies, taken in turn; the
+/// load generator passes the lengths of random games of the variant it plays (at least one).
+pub fn router(lengths: Vec<usize>) -> Router {
+    let bare = Arc::new(Bare {
+        games: Mutex::default(),
+        next: AtomicU64::new(0),
+        lengths: if lengths.is_empty() {
+            vec![usize::MAX]
+        } else {
+            lengths
+        },
+        board: Geometry::shared(
+            Catalog::builtin()
+                .configure("nine-mens-morris", &BTreeMap::new())
+                .expect("Nine Men's Morris is built in")
+                .board(),
+        ),
+    });
     Router::new()
         .route("/api/games", post(create))
         .route("/api/games/{id}/join", post(join))
@@ -134,11 +198,8 @@ pub fn router() -> Router {
 }
 
 async fn create(State(bare): State<Arc<Bare>>) -> Json<Value> {
-    let id = format!("{:022}", bare.next.fetch_add(1, Ordering::Relaxed));
-    bare.games
-        .lock()
-        .unwrap()
-        .insert(id.clone(), Game::default());
+    let (id, game) = bare.game();
+    bare.games.lock().unwrap().insert(id.clone(), game);
     Json(json!({"id": id, "seat": "white", "secret": "white"}))
 }
 
@@ -164,12 +225,22 @@ async fn upgrade(
 
 async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<String>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Utf8Bytes>();
-    let hello = json!({"type": "hello", "protocol": 1, "game": id, "seat": seat,
-                       "handoff_url": null, "board": {"size": 7, "points": [], "lines": [], "mills": []}});
-    let _ = tx.send(Utf8Bytes::from(hello.to_string()));
+    let hello = Hello {
+        r#type: "hello",
+        protocol: 1,
+        game: &id,
+        seat: seat.as_deref(),
+        handoff_url: None,
+        board: &bare.board,
+    };
+    let hello = serde_json::to_string(&hello).expect("a hello always serializes");
+    let _ = tx.send(Utf8Bytes::from(hello));
     {
         let mut games = bare.games.lock().unwrap();
-        let game = games.entry(id.clone()).or_default();
+        // A game that has ended is gone: nothing to watch.
+        let Some(game) = games.get_mut(&id) else {
+            return;
+        };
         let _ = tx.send(state(&id, game));
         game.conns.push(tx);
     }
@@ -191,13 +262,14 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
             continue;
         };
         game.version += 1;
-        // Like merels's games, which end and start again, keep the turn list short.
-        if game.turns.len() >= 120 {
-            game.turns.clear();
-        }
         game.turns.push(turn.to_string());
         let frame = state(&id, game);
         game.conns.retain(|c| c.send(frame.clone()).is_ok());
+        // Like merels's, a finished game is gone for good: its players leave, and the load
+        // generator starts a new one in its place.
+        if game.turns.len() >= game.length {
+            games.remove(&id);
+        }
     }
     send.abort();
 }
@@ -238,6 +310,7 @@ mod tests {
             version: 8,
             turns: moves.iter().map(|m| m.to_string()).collect(),
             conns: vec![tx.clone(), tx.clone(), tx],
+            length: 100,
         };
         let bare = state(id, &bare_game);
 
@@ -248,5 +321,85 @@ mod tests {
         assert_eq!(keys(bare.as_str()), keys(&merels));
         let (m, b) = (merels.len() as f64, bare.len() as f64);
         assert!((b / m - 1.0).abs() < 0.1, "bare {b} bytes, merels {m}");
+    }
+
+    fn keys(text: &str) -> BTreeSet<String> {
+        let v: Value = serde_json::from_str(text).unwrap();
+        v.as_object().unwrap().keys().cloned().collect()
+    }
+
+    fn assert_alike(bare: &str, merels: &str, tolerance: f64) {
+        assert_eq!(keys(bare), keys(merels), "{bare}\n{merels}");
+        let (m, b) = (merels.len() as f64, bare.len() as f64);
+        assert!(
+            (b / m - 1.0).abs() < tolerance,
+            "bare {b} bytes, merels {m}"
+        );
+    }
+
+    /// Games end on the bare server too, with a state like merels's finished one, and every new
+    /// connection gets a `hello` with the board as merels sends it.
+    #[test]
+    fn bare_games_end_like_merels_games() {
+        let nine = Catalog::builtin()
+            .configure("nine-mens-morris", &BTreeMap::new())
+            .unwrap();
+        // A whole game, played to its end by the rules (the middle legal turn each time).
+        let mut game = RulesGame::new(nine.clone());
+        while game.outcome().is_none() {
+            let legal = game.legal_turns();
+            game.play(legal[legal.len() / 2]).unwrap();
+        }
+        let turns: Vec<String> = game.turn_strings().iter().map(|t| t.to_string()).collect();
+        let id = "Yl8AoFa933AQfZ2xk3vB7w";
+        let seats = Sides::from_fn(|_| SeatView {
+            taken: true,
+            connected: true,
+        });
+        let merels = ServerMessage::State(Arc::new(GameState::of(
+            id,
+            turns.len() as u64 + 2,
+            &game,
+            Status::Finished,
+            seats,
+            2,
+        )))
+        .to_json();
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let mut bare_game = Game::new(turns.len());
+        bare_game.version = turns.len() as u64 + 2;
+        bare_game.turns = turns.clone();
+        bare_game.conns = vec![tx.clone(), tx.clone(), tx];
+        let bare = state(id, &bare_game);
+        assert!(bare.as_str().contains(r#""status":"finished""#), "{bare}");
+        assert!(bare.as_str().contains(r#""legal":[]"#), "{bare}");
+        assert_alike(bare.as_str(), &merels, 0.1);
+
+        // One turn short of its length, the game is still on.
+        bare_game.turns.pop();
+        assert!(
+            state(id, &bare_game)
+                .as_str()
+                .contains(r#""status":"playing""#)
+        );
+
+        let merels_hello = ServerMessage::Hello {
+            protocol: crate::protocol::PROTOCOL_VERSION,
+            game: id.into(),
+            seat: Some(crate::rules::Color::White),
+            handoff_url: None,
+            board: Geometry::shared(nine.board()),
+        }
+        .to_json();
+        let bare_hello = serde_json::to_string(&Hello {
+            r#type: "hello",
+            protocol: 1,
+            game: id,
+            seat: Some("white"),
+            handoff_url: None,
+            board: &Geometry::shared(nine.board()),
+        })
+        .unwrap();
+        assert_alike(&bare_hello, &merels_hello, 0.01);
     }
 }

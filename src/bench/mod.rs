@@ -95,11 +95,15 @@ pub struct Figures {
     pub cpu_us_per_turn: f64,
     /// Latency samples.
     pub samples: usize,
+    /// Turns per game that ended: how often the load generator replaced a game (created,
+    /// joined and connected to a new one). Both servers should show about the same.
+    pub turns_per_game: f64,
 }
 
 /// What one measurement of one server collected.
 struct Sample {
     turns: u64,
+    games_ended: u64,
     seconds: f64,
     cpu_seconds: f64,
     latencies_us: Vec<u32>,
@@ -113,7 +117,9 @@ impl Figures {
     /// latency percentiles over all their samples, and the largest memory any of them saw.
     fn of(samples: Vec<Sample>) -> Figures {
         let seconds: f64 = samples.iter().map(|s| s.seconds).sum();
-        let turns = samples.iter().map(|s| s.turns).sum::<u64>() as f64 / seconds.max(1e-9);
+        let total_turns = samples.iter().map(|s| s.turns).sum::<u64>() as f64;
+        let ended = samples.iter().map(|s| s.games_ended).sum::<u64>() as f64;
+        let turns = total_turns / seconds.max(1e-9);
         let cpu = samples.iter().map(|s| s.cpu_seconds).sum::<f64>() / seconds.max(1e-9);
         let errors = samples.iter().map(|s| s.errors).sum();
         let server_rss_bytes = samples.iter().map(|s| s.rss).max().unwrap_or(0);
@@ -138,6 +144,7 @@ impl Figures {
             server_cpu_cores: cpu,
             cpu_us_per_turn: if turns > 0.0 { 1e6 * cpu / turns } else { 0.0 },
             samples: lat.len(),
+            turns_per_game: ratio(total_turns, ended),
         }
     }
 }
@@ -251,7 +258,7 @@ fn print_table(r: &Report) {
         r.database
     );
     println!(
-        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11}",
+        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11} {:>10}",
         "server",
         "turns/s",
         "p50 ms",
@@ -261,11 +268,12 @@ fn print_table(r: &Report) {
         "RSS MiB",
         "idle B/conn",
         "CPU",
-        "CPU us/turn"
+        "CPU us/turn",
+        "turns/game"
     );
     for (name, f) in [("merels", &r.merels), ("bare", &r.bare)] {
         println!(
-            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2} {:>11.1}",
+            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2} {:>11.1} {:>10.1}",
             name,
             f.turns_per_s,
             f.p50_ms,
@@ -275,7 +283,8 @@ fn print_table(r: &Report) {
             f.server_rss_bytes as f64 / 1_048_576.0,
             f.idle_bytes_per_client,
             f.server_cpu_cores,
-            f.cpu_us_per_turn
+            f.cpu_us_per_turn,
+            f.turns_per_game
         );
     }
     println!("merels / bare turns per second: {:.2}", r.ratio_turns_per_s);
@@ -366,7 +375,12 @@ async fn start_server(args: &BenchArgs, kind: Kind) -> Result<Server, String> {
     let mut dir = None;
     match kind {
         Kind::Bare => {
-            cmd.args(["bench-bare", "--bind", &addr.to_string()]);
+            let plies = random_game_lengths(&args.variant, BARE_GAMES, 1)?
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            cmd.args(["bench-bare", "--bind", &addr.to_string(), "--plies", &plies]);
         }
         Kind::Merels => {
             let url = match args.database {
@@ -531,6 +545,8 @@ async fn connect(
 #[derive(Default)]
 struct Shared {
     turns: AtomicU64,
+    /// Games that ended while measuring.
+    games_ended: AtomicU64,
     errors: AtomicU64,
     measuring: AtomicBool,
     stop: AtomicBool,
@@ -542,6 +558,37 @@ struct Shared {
 type SendTimes = Arc<Mutex<HashMap<u64, Instant>>>;
 
 struct Rng(u64);
+
+/// How many game lengths the bare server is given; it cycles through them.
+const BARE_GAMES: usize = 4096;
+
+/// The lengths, in plies, of `count` games of `variant` (with its default options) played with
+/// random legal turns, as the load generator's players choose them. Merels's games end by the
+/// rules and the load generator replaces each with a new one (created, joined and connected to);
+/// the bare server, which knows no rules, ends its games after these many plies, so that both
+/// servers see games end, and the client replace them, equally often.
+fn random_game_lengths(variant: &str, count: usize, seed: u64) -> Result<Vec<usize>, String> {
+    // A game of random turns ends long before this; the cap only guards against a variant that
+    // could go on for ever.
+    const MOST_PLIES: usize = 10_000;
+    let variant = crate::catalog::Catalog::builtin()
+        .configure(variant, &std::collections::BTreeMap::new())
+        .map_err(|e| e.to_string())?;
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    Ok((0..count)
+        .map(|_| {
+            let mut game = crate::rules::Game::new(variant.clone());
+            while game.outcome().is_none() && game.turns().len() < MOST_PLIES {
+                let legal = game.legal_turns();
+                let Some(&turn) = legal.get(rng.below(legal.len().max(1))) else {
+                    break;
+                };
+                game.play(turn).expect("a legal turn is played");
+            }
+            game.turns().len()
+        })
+        .collect())
+}
 
 impl Rng {
     fn below(&mut self, n: usize) -> usize {
@@ -598,6 +645,7 @@ async fn measure(args: &BenchArgs, kind: Kind) -> Result<Sample, String> {
     let ticks_per_s = 100.0; // USER_HZ on Linux
     Ok(Sample {
         turns: shared.turns.load(Ordering::Relaxed),
+        games_ended: shared.games_ended.load(Ordering::Relaxed),
         seconds: elapsed,
         cpu_seconds: ticks_after.saturating_sub(ticks_before) as f64 / ticks_per_s,
         latencies_us: std::mem::take(&mut *shared.latencies.lock().unwrap()),
@@ -616,16 +664,18 @@ async fn table(
     shared: Arc<Shared>,
     go: tokio::sync::watch::Receiver<bool>,
 ) {
-    let mut first = true;
+    // Each game at this table is a new random game: one replayed would make every table's
+    // games equally long, and the games' lengths a table's mean rather than random play's.
+    let mut nth = 0u64;
     while !shared.stop.load(Ordering::Relaxed) {
-        match game(addr, slot, &variant, spectators, &shared, go.clone(), first).await {
+        match game(addr, slot, &variant, spectators, &shared, go.clone(), nth).await {
             Ok(()) => {}
             Err(_) => {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
         }
-        first = false;
+        nth += 1;
     }
 }
 
@@ -636,8 +686,9 @@ async fn game(
     spectators: usize,
     shared: &Arc<Shared>,
     mut go: tokio::sync::watch::Receiver<bool>,
-    first: bool,
+    nth: u64,
 ) -> Result<(), String> {
+    let first = nth == 0;
     let body = format!("{{\"variant\":\"{variant}\",\"color\":\"white\"}}");
     let (status, created) = http(addr, "POST", "/api/games", Some(&body), None).await?;
     if status != 201 && status != 200 {
@@ -659,7 +710,7 @@ async fn game(
             ws,
             shared.clone(),
             sent.clone(),
-            slot as u64 * 2 + i as u64,
+            ((slot as u64) << 32 | nth) * 2 + i as u64,
         )));
     }
     for i in 0..spectators {
@@ -725,6 +776,9 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
             }
             "state" => {
                 if m.status == Some("finished") {
+                    if seat == "white" && shared.measuring.load(Ordering::Relaxed) {
+                        shared.games_ended.fetch_add(1, Ordering::Relaxed);
+                    }
                     return;
                 }
                 let turns = m.turns.len();
@@ -786,11 +840,29 @@ async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Figures, Sample};
+    use super::{Figures, Sample, random_game_lengths};
+
+    #[test]
+    fn random_games_end_and_their_lengths_vary() {
+        let lengths = random_game_lengths("nine-mens-morris", 64, 1).unwrap();
+        assert_eq!(lengths.len(), 64);
+        // Nine Men's placement alone is 18 plies; random play ends by the rules well before the cap.
+        assert!(
+            lengths.iter().all(|&l| (18..10_000).contains(&l)),
+            "{lengths:?}"
+        );
+        assert!(lengths.iter().any(|&l| l != lengths[0]), "{lengths:?}");
+        assert_eq!(
+            lengths,
+            random_game_lengths("nine-mens-morris", 64, 1).unwrap()
+        );
+        assert!(random_game_lengths("no-such-variant", 1, 1).is_err());
+    }
 
     fn sample(turns: u64, seconds: f64, cpu_seconds: f64, latencies_us: Vec<u32>) -> Sample {
         Sample {
             turns,
+            games_ended: turns / 100,
             seconds,
             cpu_seconds,
             latencies_us,
@@ -818,5 +890,7 @@ mod tests {
         assert_eq!(f.errors, 2);
         assert_eq!(f.server_rss_bytes, 30_000);
         assert_eq!(f.idle_bytes_per_client, 3_000);
+        // Games ended over turns, over every round.
+        assert_eq!(f.turns_per_game, 100.0);
     }
 }
