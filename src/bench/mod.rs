@@ -545,7 +545,7 @@ async fn connect(
 #[derive(Default)]
 struct Shared {
     turns: AtomicU64,
-    /// Games that ended while measuring.
+    /// Games that have ended.
     games_ended: AtomicU64,
     errors: AtomicU64,
     measuring: AtomicBool,
@@ -627,13 +627,23 @@ async fn measure(args: &BenchArgs, kind: Kind) -> Result<Sample, String> {
     let idle_per_client = idle_rss.saturating_sub(empty_rss) / want.max(1) as u64;
 
     let _ = go_tx.send(true);
-    // A moment to warm up, then the measured window.
+    // Warm up until the games have ended once on average. Every table starts at once, so the
+    // first games end in a wave; a window that caught more or less of it would weigh the
+    // replacing of games more or less, and the two servers differently.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while (shared.games_ended.load(Ordering::Relaxed) as usize) < args.games
+        && Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (_, ticks_before) = usage(pid);
+    let ended_before = shared.games_ended.load(Ordering::Relaxed);
     shared.measuring.store(true, Ordering::Relaxed);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     shared.measuring.store(false, Ordering::Relaxed);
+    let ended = shared.games_ended.load(Ordering::Relaxed) - ended_before;
     let elapsed = started.elapsed().as_secs_f64();
     let (rss, ticks_after) = usage(pid);
     shared.stop.store(true, Ordering::Relaxed);
@@ -645,7 +655,7 @@ async fn measure(args: &BenchArgs, kind: Kind) -> Result<Sample, String> {
     let ticks_per_s = 100.0; // USER_HZ on Linux
     Ok(Sample {
         turns: shared.turns.load(Ordering::Relaxed),
-        games_ended: shared.games_ended.load(Ordering::Relaxed),
+        games_ended: ended,
         seconds: elapsed,
         cpu_seconds: ticks_after.saturating_sub(ticks_before) as f64 / ticks_per_s,
         latencies_us: std::mem::take(&mut *shared.latencies.lock().unwrap()),
@@ -776,7 +786,7 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
             }
             "state" => {
                 if m.status == Some("finished") {
-                    if seat == "white" && shared.measuring.load(Ordering::Relaxed) {
+                    if seat == "white" {
                         shared.games_ended.fetch_add(1, Ordering::Relaxed);
                     }
                     return;
