@@ -313,14 +313,7 @@ mod tests {
             length: 100,
         };
         let bare = state(id, &bare_game);
-
-        let keys = |text: &str| -> BTreeSet<String> {
-            let v: Value = serde_json::from_str(text).unwrap();
-            v.as_object().unwrap().keys().cloned().collect()
-        };
-        assert_eq!(keys(bare.as_str()), keys(&merels));
-        let (m, b) = (merels.len() as f64, bare.len() as f64);
-        assert!((b / m - 1.0).abs() < 0.1, "bare {b} bytes, merels {m}");
+        assert_alike(bare.as_str(), &merels, 0.1);
     }
 
     fn keys(text: &str) -> BTreeSet<String> {

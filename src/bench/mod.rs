@@ -203,6 +203,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     if !args.no_pin {
         pin_self_away_from_core_0();
     }
+    // Worked out once: every start of the bare server gets the same lengths.
+    let bare_plies = random_game_lengths(&args.variant, BARE_GAMES, 1)?
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
     let (mut bare_samples, mut merels_samples, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..args.rounds {
         let order = if round % 2 == 0 {
@@ -211,7 +217,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             [Kind::Merels, Kind::Bare]
         };
         for kind in order {
-            let sample = runtime.block_on(measure(&args, kind))?;
+            let sample = runtime.block_on(measure(&args, kind, &bare_plies))?;
             match kind {
                 Kind::Bare => bare_samples.push(sample),
                 Kind::Merels => merels_samples.push(sample),
@@ -362,7 +368,8 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
-async fn start_server(args: &BenchArgs, kind: Kind) -> Result<Server, String> {
+/// Starts merels, or the bare server with `bare_plies` (its games' lengths, comma-separated).
+async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Server, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let addr = SocketAddr::from(([127, 0, 0, 1], free_port()?));
     let mut cmd = if !args.no_pin && which("taskset") {
@@ -375,12 +382,13 @@ async fn start_server(args: &BenchArgs, kind: Kind) -> Result<Server, String> {
     let mut dir = None;
     match kind {
         Kind::Bare => {
-            let plies = random_game_lengths(&args.variant, BARE_GAMES, 1)?
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(",");
-            cmd.args(["bench-bare", "--bind", &addr.to_string(), "--plies", &plies]);
+            cmd.args([
+                "bench-bare",
+                "--bind",
+                &addr.to_string(),
+                "--plies",
+                bare_plies,
+            ]);
         }
         Kind::Merels => {
             let url = match args.database {
@@ -574,7 +582,7 @@ fn random_game_lengths(variant: &str, count: usize, seed: u64) -> Result<Vec<usi
     let variant = crate::catalog::Catalog::builtin()
         .configure(variant, &std::collections::BTreeMap::new())
         .map_err(|e| e.to_string())?;
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     Ok((0..count)
         .map(|_| {
             let mut game = crate::rules::Game::new(variant.clone());
@@ -591,6 +599,11 @@ fn random_game_lengths(variant: &str, count: usize, seed: u64) -> Result<Vec<usi
 }
 
 impl Rng {
+    /// A generator for `seed`; nearby seeds give unrelated sequences.
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
     fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
@@ -599,8 +612,8 @@ impl Rng {
     }
 }
 
-async fn measure(args: &BenchArgs, kind: Kind) -> Result<Sample, String> {
-    let server = start_server(args, kind).await?;
+async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sample, String> {
+    let server = start_server(args, kind, bare_plies).await?;
     let pid = server.child.id();
     let (empty_rss, _) = usage(pid);
     let shared = Arc::new(Shared::default());
@@ -766,7 +779,7 @@ struct Msg<'a> {
 
 /// Plays random legal turns whenever it is this player's turn; ends when the game does.
 async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64) {
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     let mut seat = String::new();
     let mut last_turns = usize::MAX;
     // States also go out when someone connects; move once per version.
