@@ -19,6 +19,7 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -107,10 +108,11 @@ async fn serve(
     let (mut sink, mut stream) = (*socket).split();
     let send_box = outbox.clone();
     let sender = async move {
+        let mut batch = VecDeque::new();
         loop {
-            match send_box.next().await {
-                Next::Send(messages) => {
-                    for m in messages {
+            match send_box.next(&mut batch).await {
+                Next::Send => {
+                    for m in batch.drain(..) {
                         if sink.feed(Message::Text(m)).await.is_err() {
                             return;
                         }

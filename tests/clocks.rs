@@ -13,7 +13,7 @@ use merels::rooms::{Actor, ColorChoice, Ending, RoomError, Rooms, RoomsConfig};
 use merels::rules::{Color, Termination};
 use merels::store::Store;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 use support::{TestServer, eager_turn};
@@ -143,11 +143,14 @@ impl Table {
 
 /// Waits for a state pushed to `outbox` that satisfies `done`.
 async fn pushed(outbox: &Outbox, done: impl Fn(&Value) -> bool) -> Value {
+    let mut messages = VecDeque::new();
     loop {
-        let Next::Send(messages) = outbox.next().await else {
-            panic!("the connection was closed")
-        };
-        for m in messages {
+        assert_eq!(
+            outbox.next(&mut messages).await,
+            Next::Send,
+            "the connection was closed"
+        );
+        for m in messages.drain(..) {
             let v: Value = serde_json::from_str(m.as_str()).unwrap();
             if v["type"] == "state" && done(&v) {
                 return v;

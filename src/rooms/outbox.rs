@@ -25,8 +25,8 @@ pub fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
 /// What the send task should do next.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Next {
-    /// Send these text frames, in order.
-    Send(Vec<Utf8Bytes>),
+    /// Send the text frames now in the caller's buffer, in order.
+    Send,
     /// Send a close frame with this code and reason, then stop.
     Close(u16, String),
 }
@@ -109,13 +109,16 @@ impl Outbox {
         self.inner.lock().map_or(0, |i| i.dropped)
     }
 
-    /// Waits for the next thing to do.
-    pub async fn next(&self) -> Next {
+    /// Waits for the next thing to do. Messages to send are handed over in `batch`, which must
+    /// be empty: the queue and the batch swap buffers, so that a busy connection allocates none.
+    pub async fn next(&self, batch: &mut VecDeque<Utf8Bytes>) -> Next {
+        debug_assert!(batch.is_empty(), "the last batch was sent");
         loop {
             {
                 let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
                 if !inner.queue.is_empty() {
-                    return Next::Send(inner.queue.drain(..).collect());
+                    std::mem::swap(&mut inner.queue, batch);
+                    return Next::Send;
                 }
                 if let Some((code, reason)) = inner.close.take() {
                     return Next::Close(code, reason);
@@ -137,12 +140,11 @@ mod tests {
         for i in 0..CAPACITY + 5 {
             outbox.push_state(Utf8Bytes::from(format!("state {i}")));
         }
-        let Next::Send(msgs) = outbox.next().await else {
-            panic!()
-        };
+        let mut msgs = VecDeque::new();
+        assert_eq!(outbox.next(&mut msgs).await, Next::Send);
         assert_eq!(msgs.len(), 5);
         assert_eq!(
-            msgs.last().unwrap().as_str(),
+            msgs.back().unwrap().as_str(),
             format!("state {}", CAPACITY + 4)
         );
         assert_eq!(outbox.dropped(), CAPACITY as u64);
@@ -151,15 +153,15 @@ mod tests {
             outbox.push_state(Utf8Bytes::from(format!("state {i}")));
         }
         outbox.push_event("error".into(), &"latest".into());
-        let Next::Send(msgs) = outbox.next().await else {
-            panic!()
-        };
-        assert_eq!(
-            msgs,
-            vec![Utf8Bytes::from("latest"), Utf8Bytes::from("error")]
-        );
+        msgs.clear();
+        assert_eq!(outbox.next(&mut msgs).await, Next::Send);
+        assert_eq!(msgs, [Utf8Bytes::from("latest"), Utf8Bytes::from("error")]);
 
+        msgs.clear();
         outbox.close(1012, "restart");
-        assert_eq!(outbox.next().await, Next::Close(1012, "restart".into()));
+        assert_eq!(
+            outbox.next(&mut msgs).await,
+            Next::Close(1012, "restart".into())
+        );
     }
 }
