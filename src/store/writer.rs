@@ -8,9 +8,9 @@
 use super::{Backend, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
 use sqlx::pool::PoolConnection;
-use sqlx::{Connection, Postgres, Sqlite};
-use std::sync::Arc;
+use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
@@ -133,8 +133,8 @@ impl CloneMessage for sqlx::Error {
 
 /// Applies `ops` in one transaction; for each, whether it took effect.
 ///
-/// The plain turns (most of the traffic) go in together, as a few multi-row INSERTs, and touch
-/// nothing else: a handful of round trips to the database per batch, however many turns it holds.
+/// The plain turns (most of the traffic) go in together and touch nothing else: a handful of
+/// round trips to the database per batch, however many turns it holds.
 /// Everything else is applied one statement at a time. Only when another process has stored a
 /// turn for one of the same plies (the INSERT then stores fewer rows than it was given) is the
 /// batch rolled back and applied again with every turn on its own, to learn which lost.
@@ -154,19 +154,6 @@ async fn try_batch(
     ops: &[&WriteOp],
     together: bool,
 ) -> Result<Option<Vec<bool>>, sqlx::Error> {
-    // A turn whose ply is taken is skipped, not an error. In SQLite, OR IGNORE (with the game
-    // reference checked at commit) leaves nothing in the insert that could fail halfway, so
-    // SQLite keeps no statement journal for it; PostgreSQL has its own spelling.
-    let (head, tail) = match conn {
-        Held::Sqlite(_) => (
-            "INSERT OR IGNORE INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
-            "",
-        ),
-        Held::Postgres(_) => (
-            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) ",
-            " ON CONFLICT DO NOTHING",
-        ),
-    };
     on_held!(conn, conn => {
         let mut tx = conn.begin().await?;
         let mut applied = vec![false; ops.len()];
@@ -363,29 +350,21 @@ async fn try_batch(
             };
         }
         if !plain.is_empty() {
-            let turn = |i: usize| match ops[i] {
-                WriteOp::AppendTurn { id, ply, notation, at, clock, .. } => {
-                    (id, *ply, notation, *at, *clock)
-                }
-                _ => unreachable!("only plain turns are gathered"),
-            };
-            // In statements of 64, 32, 16... rows: a handful of texts, each prepared once and
-            // kept, where a statement of any length would be prepared anew for every batch.
-            let mut stored = 0;
-            for chunk in chunks(&plain) {
-                let mut insert = sqlx::QueryBuilder::new(head);
-                insert.push_values(chunk.iter().map(|&i| turn(i)), |mut row, (id, ply, notation, at, clock)| {
-                    row.push_bind(id.as_str())
-                        .push_bind(ply as i32)
-                        .push_bind(notation.as_str())
-                        .push_bind(at)
-                        .push_bind(clock.map(|c| c[0]))
-                        .push_bind(clock.map(|c| c[1]));
-                });
-                insert.push(tail);
-                // No RETURNING: each returned row would be one more message from SQLite's thread.
-                stored += insert.build().execute(&mut *tx).await?.rows_affected();
-            }
+            let rows: Vec<PlainTurn> = plain
+                .iter()
+                .map(|&i| match ops[i] {
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, .. } => PlainTurn(
+                        id.as_str(),
+                        *ply,
+                        notation.as_str(),
+                        *at,
+                        clock.map(|c| c[0]),
+                        clock.map(|c| c[1]),
+                    ),
+                    _ => unreachable!("only plain turns are gathered"),
+                })
+                .collect();
+            let stored = (*tx).insert_turns(&rows).await?;
             if stored != plain.len() as u64 {
                 tx.rollback().await?;
                 return Ok(None);
@@ -398,6 +377,102 @@ async fn try_batch(
         tx.commit().await?;
         Ok(Some(applied))
     })
+}
+
+/// A plain turn's columns, in the order of the `turns` table: game, ply, notation, time,
+/// White's and Black's clocks.
+struct PlainTurn<'a>(&'a str, i64, &'a str, i64, Option<i64>, Option<i64>);
+
+/// Inserts plain turns, skipping any whose ply is taken; returns how many were stored. No
+/// RETURNING: each returned row would be one more message from SQLite's thread.
+trait InsertTurns {
+    fn insert_turns(
+        &mut self,
+        rows: &[PlainTurn<'_>],
+    ) -> impl Future<Output = Result<u64, sqlx::Error>> + Send;
+}
+
+impl InsertTurns for SqliteConnection {
+    async fn insert_turns(&mut self, rows: &[PlainTurn<'_>]) -> Result<u64, sqlx::Error> {
+        let mut stored = 0;
+        for chunk in chunks(rows) {
+            let mut insert = sqlx::query(values_sql(chunk.len()));
+            for PlainTurn(id, ply, notation, at, white_ms, black_ms) in chunk {
+                insert = insert
+                    .bind(*id)
+                    .bind(*ply as i32)
+                    .bind(*notation)
+                    .bind(*at)
+                    .bind(*white_ms)
+                    .bind(*black_ms);
+            }
+            stored += insert.execute(&mut *self).await?.rows_affected();
+        }
+        Ok(stored)
+    }
+}
+
+/// The text of SQLite's insert of `rows` plain turns, `rows` being one of the lengths that
+/// [`chunks`] cuts: a handful of texts, each written once and prepared once (SQLite's multi-row
+/// VALUES is its fastest insert; a statement of any length would be prepared anew for every
+/// batch). OR IGNORE, with the game reference checked at commit, leaves nothing in the insert
+/// that could fail halfway, so SQLite keeps no statement journal (a copy of every page the
+/// statement touches) for it.
+fn values_sql(rows: usize) -> &'static str {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    let texts = TEXTS.get_or_init(|| {
+        (0..=MOST_ROWS.ilog2())
+            .map(|k| {
+                let values: Vec<String> = (0..1usize << k)
+                    .map(|r| {
+                        let p = |c: usize| format!("${}", 6 * r + c);
+                        format!(
+                            "({}, {}, {}, {}, {}, {})",
+                            p(1),
+                            p(2),
+                            p(3),
+                            p(4),
+                            p(5),
+                            p(6)
+                        )
+                    })
+                    .collect();
+                format!(
+                    "INSERT OR IGNORE INTO turns (game_id, ply, notation, played_at, white_ms, \
+                     black_ms) VALUES {}",
+                    values.join(", ")
+                )
+            })
+            .collect()
+    });
+    debug_assert!(rows.is_power_of_two() && rows <= MOST_ROWS);
+    &texts[rows.ilog2() as usize]
+}
+
+impl InsertTurns for PgConnection {
+    async fn insert_turns(&mut self, rows: &[PlainTurn<'_>]) -> Result<u64, sqlx::Error> {
+        // One array per column: one statement (and one plan) whatever the number of rows.
+        let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
+        let plies: Vec<i32> = rows.iter().map(|r| r.1 as i32).collect();
+        let notations: Vec<&str> = rows.iter().map(|r| r.2).collect();
+        let times: Vec<i64> = rows.iter().map(|r| r.3).collect();
+        let whites: Vec<Option<i64>> = rows.iter().map(|r| r.4).collect();
+        let blacks: Vec<Option<i64>> = rows.iter().map(|r| r.5).collect();
+        Ok(sqlx::query(
+            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) \
+             SELECT * FROM UNNEST($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], \
+             $6::bigint[]) ON CONFLICT DO NOTHING",
+        )
+        .bind(ids)
+        .bind(plies)
+        .bind(notations)
+        .bind(times)
+        .bind(whites)
+        .bind(blacks)
+        .execute(self)
+        .await?
+        .rows_affected())
+    }
 }
 
 /// Most rows in one INSERT.
@@ -418,7 +493,16 @@ fn chunks<T>(mut items: &[T]) -> impl Iterator<Item = &[T]> {
 
 #[cfg(test)]
 mod tests {
-    use super::chunks;
+    use super::{chunks, values_sql};
+
+    #[test]
+    fn each_insert_text_has_a_placeholder_per_column_and_row() {
+        for rows in [1, 2, 8, 64] {
+            let sql = values_sql(rows);
+            assert_eq!(sql.matches('$').count(), 6 * rows, "{sql}");
+            assert!(sql.ends_with(&format!("${})", 6 * rows)), "{sql}");
+        }
+    }
 
     #[test]
     fn batches_are_cut_into_few_statement_lengths() {
