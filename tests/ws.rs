@@ -213,6 +213,34 @@ async fn malformed_unknown_and_oversized_messages_get_errors_and_no_panic() {
 }
 
 #[tokio::test]
+async fn watchers_are_counted_as_they_come_and_go() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    http.join(&white.id).await;
+    let mut ws_white = server.ws(&white.id, Some(&white.secret)).await;
+    // Each newcomer's first state counts it; spectators all get the same hello.
+    let first = server.ws(&white.id, None).await;
+    assert_eq!(first.state["spectators"], 1);
+    let second = server.ws(&white.id, None).await;
+    assert_eq!(second.state["spectators"], 2);
+    assert_eq!(second.hello, first.hello);
+    assert_eq!(second.hello["seat"], Value::Null);
+    assert_eq!(ws_white.hello["seat"], "white");
+    assert_eq!(first.state["seats"]["white"]["connected"], true);
+    assert_eq!(first.state["seats"]["black"]["connected"], false);
+    // Those already there hear of each change shortly after.
+    async fn until_watched_by(ws: &mut Ws, spectators: u64) {
+        while ws.next_of("state").await["spectators"] != spectators {}
+    }
+    drop(first);
+    until_watched_by(&mut ws_white, 1).await;
+    drop(second);
+    until_watched_by(&mut ws_white, 0).await;
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_player_who_reconnects_keeps_the_seat_and_sees_the_same_state() {
     let server = TestServer::start().await;
     let http = server.http();

@@ -104,16 +104,68 @@ struct Conn {
     outbox: Arc<Outbox>,
 }
 
+/// The room's connections, with who is there counted as they come and go: the presence in
+/// every state, and the check after every command whether it changed, then cost nothing however
+/// many watch.
+#[derive(Default)]
+struct Conns {
+    by_id: HashMap<u64, Conn>,
+    /// Connections per seat, White's and Black's.
+    seated: [u32; 2],
+    spectators: u32,
+}
+
+impl Conns {
+    fn count(&mut self, seat: Option<Color>) -> &mut u32 {
+        match seat {
+            Some(c) => &mut self.seated[c.index()],
+            None => &mut self.spectators,
+        }
+    }
+
+    fn insert(&mut self, id: u64, conn: Conn) {
+        *self.count(conn.seat) += 1;
+        if let Some(old) = self.by_id.insert(id, conn) {
+            *self.count(old.seat) -= 1;
+        }
+    }
+
+    fn remove(&mut self, id: u64) -> Option<Conn> {
+        let conn = self.by_id.remove(&id)?;
+        *self.count(conn.seat) -= 1;
+        Some(conn)
+    }
+
+    fn get(&self, id: u64) -> Option<&Conn> {
+        self.by_id.get(&id)
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Conn> {
+        self.by_id.values()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// Whether `seat` has a connection.
+    fn connected(&self, seat: Color) -> bool {
+        self.seated[seat.index()] > 0
+    }
+}
+
 struct Room {
     id: String,
     game: Game,
     seats: [Option<String>; 2],
     status: Status,
     version: u64,
-    conns: HashMap<u64, Conn>,
+    conns: Conns,
     next_conn: u64,
     /// The current state message, encoded once and shared by every connection.
     latest: Utf8Bytes,
+    /// The `hello` every spectator gets, once one has come.
+    spectator_hello: Option<Utf8Bytes>,
     /// The time control, and the clocks once both seats are filled (timed games only).
     control: TimeControl,
     clock: Option<Clock>,
@@ -332,9 +384,10 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
         status,
         version: stored.version() as u64,
-        conns: HashMap::new(),
+        conns: Conns::default(),
         next_conn: 0,
         latest: Utf8Bytes::from_static(""),
+        spectator_hello: None,
         control,
         clock,
         // Nobody is connected to a room just loaded: every seat is away from now on.
@@ -359,12 +412,12 @@ impl Room {
     fn seat_views(&self) -> Sides<SeatView> {
         Sides::from_fn(|c| SeatView {
             taken: self.seats[c.index()].is_some(),
-            connected: self.conns.values().any(|k| k.seat == Some(c)),
+            connected: self.conns.connected(c),
         })
     }
 
     fn spectators(&self) -> u32 {
-        self.conns.values().filter(|k| k.seat.is_none()).count() as u32
+        self.conns.spectators
     }
 
     fn presence(&self) -> (Sides<SeatView>, u32) {
@@ -718,6 +771,18 @@ impl Room {
         }
     }
 
+    /// The `hello` for a connection to `seat` (none: a spectator).
+    fn hello(&self, seat: Option<Color>, handoff_url: Option<String>) -> Utf8Bytes {
+        let hello = ServerMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            game: self.id.clone(),
+            seat,
+            handoff_url: seat.and(handoff_url),
+            board: Geometry::shared(self.game.variant().board()),
+        };
+        Utf8Bytes::from(hello.to_json())
+    }
+
     fn seat_of_secret(&self, secret: &str) -> Option<Color> {
         Color::BOTH.into_iter().find(|c| {
             self.seats[c.index()]
@@ -793,36 +858,43 @@ impl Room {
             } => {
                 let id = self.next_conn;
                 self.next_conn += 1;
-                let hello = ServerMessage::Hello {
-                    protocol: PROTOCOL_VERSION,
-                    game: self.id.clone(),
-                    seat,
-                    handoff_url: seat.and(handoff_url),
-                    board: Geometry::shared(self.game.variant().board()),
+                // Every spectator's hello is the same (the board is most of it): encoded once.
+                let hello = match seat {
+                    None => match &self.spectator_hello {
+                        Some(hello) => hello.clone(),
+                        None => self.spectator_hello.insert(self.hello(None, None)).clone(),
+                    },
+                    Some(_) => self.hello(seat, handoff_url),
                 };
-                outbox.push_event(Utf8Bytes::from(hello.to_json()), &self.latest);
-                self.conns.insert(id, Conn { seat, outbox });
+                outbox.push_event(hello, &self.latest);
+                self.conns.insert(
+                    id,
+                    Conn {
+                        seat,
+                        outbox: outbox.clone(),
+                    },
+                );
                 if let Some(seat) = seat {
                     self.away_since[seat.index()] = None;
                 }
                 // The newcomer gets the state with itself counted; others hear of it shortly.
                 self.refresh();
-                self.conns[&id].outbox.push_state(self.latest.clone());
+                outbox.push_state(self.latest.clone());
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
                 // Encoded afresh: the clocks in the last broadcast may be stale by now.
-                if self.conns.contains_key(&conn) {
+                if let Some(outbox) = self.conns.get(conn).map(|c| c.outbox.clone()) {
                     self.refresh();
-                    self.conns[&conn].outbox.push_state(self.latest.clone());
+                    outbox.push_state(self.latest.clone());
                 }
                 let _ = reply.send(Ok(()));
             }
             Command::Disconnect { conn, reply } => {
                 if let Some(Conn {
                     seat: Some(seat), ..
-                }) = self.conns.remove(&conn)
-                    && !self.conns.values().any(|c| c.seat == Some(seat))
+                }) = self.conns.remove(conn)
+                    && !self.conns.connected(seat)
                 {
                     self.away_since[seat.index()] = Some(now_ms());
                 }
@@ -1083,5 +1155,42 @@ impl Room {
             Err(e) => tracing::error!(game = %self.id, error = %e, "reload failed"),
         }
         self.broadcast_state();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connections_are_counted_as_they_come_and_go() {
+        let conn = |seat| Conn {
+            seat,
+            outbox: Arc::new(Outbox::new()),
+        };
+        let mut conns = Conns::default();
+        conns.insert(0, conn(Some(Color::White)));
+        conns.insert(1, conn(None));
+        conns.insert(2, conn(None));
+        conns.insert(3, conn(Some(Color::White)));
+        assert!(conns.connected(Color::White));
+        assert!(!conns.connected(Color::Black));
+        assert_eq!(conns.spectators, 2);
+        // The same id again replaces the connection, and its count.
+        conns.insert(2, conn(Some(Color::Black)));
+        assert!(conns.connected(Color::Black));
+        assert_eq!(conns.spectators, 1);
+        assert!(conns.remove(0).is_some());
+        assert!(
+            conns.connected(Color::White),
+            "White's other tab is still there"
+        );
+        assert!(conns.remove(3).is_some());
+        assert!(!conns.connected(Color::White));
+        assert!(conns.remove(3).is_none(), "gone once");
+        assert!(conns.remove(1).is_some());
+        assert!(conns.remove(2).is_some());
+        assert_eq!((conns.seated, conns.spectators), ([0, 0], 0));
+        assert!(conns.is_empty());
     }
 }
