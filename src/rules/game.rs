@@ -7,7 +7,6 @@ use super::outcome::{Outcome, Termination};
 use super::position::{Color, IllegalTurn, Position, Turn};
 use super::variant::Variant;
 use compact_str::CompactString;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 type RepetitionKey = (u32, u32, u8, u8, Color);
@@ -23,8 +22,10 @@ pub struct Game {
     /// players carries them all.
     notation: Vec<CompactString>,
     /// Occurrences of each position since the last irreversible turn (placement or removal):
-    /// nothing before one can occur again.
-    seen: BTreeMap<RepetitionKey, u8>,
+    /// nothing before one can occur again. A list, searched from the end: every placement and
+    /// removal empties it and the quiet-plies draw bounds it (100 plies in the built-in variants),
+    /// and a map would free its node and allocate another on every placement.
+    seen: Vec<(RepetitionKey, u8)>,
     quiet_plies: u16,
     three_against_three_plies: u16,
     outcome: Option<Outcome>,
@@ -115,12 +116,12 @@ impl Game {
             position: start,
             turns: Vec::new(),
             notation: Vec::new(),
-            seen: BTreeMap::new(),
+            seen: Vec::new(),
             quiet_plies: 0,
             three_against_three_plies: 0,
             outcome: None,
         };
-        game.seen.insert(start.repetition_key(), 1);
+        game.seen.push((start.repetition_key(), 1));
         game.outcome = game.variant.status(&start);
         game
     }
@@ -234,7 +235,11 @@ impl Game {
         if step.irreversible {
             self.seen.clear();
         }
-        *self.seen.entry(step.next.repetition_key()).or_insert(0) += 1;
+        let key = step.next.repetition_key();
+        match self.seen.iter_mut().rev().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => self.seen.push((key, 1)),
+        }
         self.quiet_plies = step.quiet_plies;
         self.three_against_three_plies = step.three_against_three_plies;
         self.position = step.next;
@@ -242,6 +247,15 @@ impl Game {
         self.notation.push(notation);
         self.outcome = step.outcome;
         self.outcome
+    }
+
+    /// How often the position with `key` has occurred since the last irreversible turn.
+    fn occurrences(&self, key: RepetitionKey) -> u8 {
+        self.seen
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map_or(0, |&(_, n)| n)
     }
 
     /// Everything a turn changes, worked out without changing anything.
@@ -257,7 +271,7 @@ impl Game {
         let seen_before = if irreversible {
             0
         } else {
-            self.seen.get(&next.repetition_key()).copied().unwrap_or(0)
+            self.occurrences(next.repetition_key())
         };
         let repeated = seen_before + 1 >= 3;
 
