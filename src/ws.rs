@@ -229,7 +229,7 @@ async fn handle(
             // Nothing to wait for: the new state reaches everyone, this connection included, and
             // a refusal reaches this connection alone, through its outbox.
             if let Err(e) = rooms
-                .send_turn(id, Actor::Seat(seat), turn, outbox.clone())
+                .send_turn(id, conn, Actor::Seat(seat), turn, outbox.clone())
                 .await
             {
                 reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;

@@ -9,7 +9,7 @@ use merels::catalog::Catalog;
 use merels::clock::{Clock, Expiry, FIRST_MOVE_MS, TimeControl};
 use merels::protocol::{GameState, Status};
 use merels::rooms::outbox::{Next, Outbox};
-use merels::rooms::{Actor, ColorChoice, Ending, RoomError, Rooms, RoomsConfig};
+use merels::rooms::{Actor, ColorChoice, Connection, Ending, RoomError, Rooms, RoomsConfig};
 use merels::rules::{Color, Termination};
 use merels::store::Store;
 use serde_json::{Value, json};
@@ -130,14 +130,14 @@ impl Table {
     }
 
     /// Attaches a connection, as a seat or a spectator.
-    async fn watch(&self, seat: Option<Color>) -> (Arc<Outbox>, u64) {
+    async fn watch(&self, seat: Option<Color>) -> (Arc<Outbox>, Connection) {
         let outbox = Arc::new(Outbox::new());
         let conn = self
             .rooms
             .connect(&self.id, seat, None, outbox.clone())
             .await
             .unwrap();
-        (outbox, conn.id)
+        (outbox, conn)
     }
 }
 
@@ -313,8 +313,8 @@ async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time()
 #[tokio::test(flavor = "current_thread")]
 async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     let table = Table::new("untimed", RoomsConfig::default()).await;
-    let (_white_conn, white_id) = table.watch(Some(Color::White)).await;
-    let (_black_conn, _) = table.watch(Some(Color::Black)).await;
+    let (_white_outbox, white) = table.watch(Some(Color::White)).await;
+    let (_black_outbox, _black) = table.watch(Some(Color::Black)).await;
     table.play(Color::White).await.unwrap();
     table.play(Color::Black).await.unwrap();
     pause();
@@ -330,10 +330,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     );
 
     // White's connection drops. Two minutes later (untimed), Black may claim.
-    table
-        .rooms
-        .disconnect(&table.id, merels::rooms::Connection { id: white_id })
-        .await;
+    table.rooms.disconnect(&table.id, white).await;
     advance(Duration::from_secs(60)).await;
     let claim = table.state().await.claim.unwrap();
     assert_eq!((claim.by, claim.in_ms), (Color::Black, 60_000));

@@ -198,6 +198,10 @@ pub struct SeatGrant {
 pub struct Connection {
     /// The connection's number within its room.
     pub id: u64,
+    /// The room it joined, to send it turns without a lookup in the registry for each. The room
+    /// lives as long as anyone is connected; should it have ended all the same, a turn goes the
+    /// usual way, to whichever room now has the game.
+    room: Option<Handle>,
 }
 
 /// Tuning for rooms.
@@ -374,10 +378,13 @@ impl Rooms {
     /// incarnation of the room that took it. A room that has ended hands it back, and a fresh
     /// one is started for it.
     async fn tell(&self, id: &str, command: Command) -> Result<u64, RoomError> {
+        self.tell_boxed(id, Box::new(command)).await
+    }
+
+    async fn tell_boxed(&self, id: &str, mut command: Box<Command>) -> Result<u64, RoomError> {
         if !secrets::is_id(id) {
             return Err(RoomError::NotFound);
         }
-        let mut command = Box::new(command);
         for _ in 0..3 {
             if self.inner.shutdown.is_cancelled() {
                 return Err(RoomError::Unavailable);
@@ -418,6 +425,12 @@ impl Rooms {
             .tasks
             .spawn(async move { room::run(rooms, id, generation, rx, seed).await });
         handle
+    }
+
+    /// The game's room, if it is running.
+    fn running(&self, id: &str) -> Option<Handle> {
+        let map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(id).cloned()
     }
 
     /// Removes a room from the registry if it is still the given incarnation.
@@ -467,18 +480,25 @@ impl Rooms {
     pub async fn send_turn(
         &self,
         id: &str,
+        conn: &Connection,
         actor: Actor,
         turn: String,
         outbox: Arc<Outbox>,
     ) -> Result<(), RoomError> {
         let sent = Instant::now();
-        let command = Command::Turn {
+        let mut command = Box::new(Command::Turn {
             actor,
             turn,
             sent,
             outbox,
-        };
-        let result = self.tell(id, command).await.map(drop);
+        });
+        if let Some(room) = &conn.room {
+            match room.commands.send(command).await {
+                Ok(()) => return Ok(()),
+                Err(mpsc::error::SendError(back)) => command = back,
+            }
+        }
+        let result = self.tell_boxed(id, command).await.map(drop);
         if result.is_err() {
             self.count_turn(sent, &result);
         }
@@ -580,7 +600,7 @@ impl Rooms {
         handoff_url: Option<String>,
         outbox: Arc<Outbox>,
     ) -> Result<Connection, RoomError> {
-        let id_ = self
+        let conn = self
             .call(id, |reply| Command::Connect {
                 seat,
                 handoff_url: handoff_url.clone(),
@@ -588,7 +608,8 @@ impl Rooms {
                 reply,
             })
             .await?;
-        Ok(Connection { id: id_ })
+        let room = self.running(id);
+        Ok(Connection { id: conn, room })
     }
 
     /// Queues the whole state again on a connection.
