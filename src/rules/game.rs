@@ -236,8 +236,8 @@ impl Game {
             self.seen.clear();
         }
         let key = step.next.repetition_key();
-        match self.seen.iter_mut().rev().find(|(k, _)| *k == key) {
-            Some((_, n)) => *n += 1,
+        match self.seen_at(key) {
+            Some(i) => self.seen[i].1 += 1,
             None => self.seen.push((key, 1)),
         }
         self.quiet_plies = step.quiet_plies;
@@ -249,13 +249,15 @@ impl Game {
         self.outcome
     }
 
+    /// Where the position with `key` is in [`Game::seen`], if it has occurred since the last
+    /// irreversible turn.
+    fn seen_at(&self, key: RepetitionKey) -> Option<usize> {
+        self.seen.iter().rposition(|(k, _)| *k == key)
+    }
+
     /// How often the position with `key` has occurred since the last irreversible turn.
     fn occurrences(&self, key: RepetitionKey) -> u8 {
-        self.seen
-            .iter()
-            .rev()
-            .find(|(k, _)| *k == key)
-            .map_or(0, |&(_, n)| n)
+        self.seen_at(key).map_or(0, |i| self.seen[i].1)
     }
 
     /// Everything a turn changes, worked out without changing anything.

@@ -355,7 +355,7 @@ async fn try_batch(
                 .map(|&i| match ops[i] {
                     WriteOp::AppendTurn { id, ply, notation, at, clock, .. } => PlainTurn(
                         id.as_str(),
-                        *ply,
+                        *ply as i32,
                         notation.as_str(),
                         *at,
                         clock.map(|c| c[0]),
@@ -381,7 +381,7 @@ async fn try_batch(
 
 /// A plain turn's columns, in the order of the `turns` table: game, ply, notation, time,
 /// White's and Black's clocks.
-struct PlainTurn<'a>(&'a str, i64, &'a str, i64, Option<i64>, Option<i64>);
+struct PlainTurn<'a>(&'a str, i32, &'a str, i64, Option<i64>, Option<i64>);
 
 /// Inserts plain turns, skipping any whose ply is taken; returns how many were stored. No
 /// RETURNING: each returned row would be one more message from SQLite's thread.
@@ -400,7 +400,7 @@ impl InsertTurns for SqliteConnection {
             for PlainTurn(id, ply, notation, at, white_ms, black_ms) in chunk {
                 insert = insert
                     .bind(*id)
-                    .bind(*ply as i32)
+                    .bind(*ply)
                     .bind(*notation)
                     .bind(*at)
                     .bind(*white_ms)
@@ -453,7 +453,7 @@ impl InsertTurns for PgConnection {
     async fn insert_turns(&mut self, rows: &[PlainTurn<'_>]) -> Result<u64, sqlx::Error> {
         // One array per column: one statement (and one plan) whatever the number of rows.
         let ids: Vec<&str> = rows.iter().map(|r| r.0).collect();
-        let plies: Vec<i32> = rows.iter().map(|r| r.1 as i32).collect();
+        let plies: Vec<i32> = rows.iter().map(|r| r.1).collect();
         let notations: Vec<&str> = rows.iter().map(|r| r.2).collect();
         let times: Vec<i64> = rows.iter().map(|r| r.3).collect();
         let whites: Vec<Option<i64>> = rows.iter().map(|r| r.4).collect();
