@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use merels::catalog::Catalog;
-use merels::protocol::{GameState, SeatView, ServerMessage, Sides, Status};
+use merels::protocol::{SeatView, Sides, StateView, Status};
 use merels::rules::Game;
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -23,7 +23,7 @@ fn encode_state(c: &mut Criterion) {
     });
     c.bench_function("state of a mid-game position, built and encoded", |b| {
         b.iter(|| {
-            let state = GameState::of(
+            let state = StateView::new(
                 "Yl8AoFa933AQfZ2xk3vB7w",
                 21,
                 black_box(&game),
@@ -31,7 +31,7 @@ fn encode_state(c: &mut Criterion) {
                 seats,
                 2,
             );
-            black_box(ServerMessage::State(std::sync::Arc::new(state)).to_json())
+            black_box(state.to_json())
         })
     });
 }

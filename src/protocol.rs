@@ -229,63 +229,57 @@ pub struct GameState {
     pub positions: Vec<String>,
 }
 
-impl GameState {
-    /// The state of `game` (presence and version come from the room).
-    pub fn of(
-        id: &str,
+/// A game's state borrowed from the room that holds it: what [`GameState`] says, written as JSON
+/// straight from the game. Every turn sends a state to every connection; building an owned
+/// [`GameState`] first (copying the turns, the options, a string per legal turn) cost as much as
+/// encoding it. [`StateView::to_state`] gives the owned form, by reading that JSON back, so the
+/// two cannot disagree.
+#[derive(Debug, Clone, Copy)]
+pub struct StateView<'a> {
+    /// The game's id.
+    pub id: &'a str,
+    /// Bumped by every change of the game.
+    pub version: u64,
+    /// The game itself.
+    pub game: &'a Game,
+    /// Waiting, playing or finished.
+    pub status: Status,
+    /// Who holds the seats and whether they are connected.
+    pub seats: Sides<SeatView>,
+    /// How many others are watching.
+    pub spectators: u32,
+    /// The side whose draw offer is pending.
+    pub draw_offer: Option<Color>,
+    /// The side whose takeback request is pending.
+    pub takeback_offer: Option<Color>,
+    /// After the end: the side that asked for a rematch.
+    pub rematch_offer: Option<Color>,
+    /// The rematch's game id, once it has started.
+    pub rematch: Option<&'a str>,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// The clocks, as of this message.
+    pub clock: Option<ClockView>,
+    /// Who may claim the game, and when.
+    pub claim: Option<ClaimView>,
+}
+
+impl<'a> StateView<'a> {
+    /// The state of `game` (presence and version come from the room), untimed and with no
+    /// offers; the room sets the rest.
+    pub fn new(
+        id: &'a str,
         version: u64,
-        game: &Game,
+        game: &'a Game,
         status: Status,
         seats: Sides<SeatView>,
         spectators: u32,
-    ) -> GameState {
-        let variant = game.variant();
-        let pos = game.position();
-        let men = variant.rules().men;
-        let outcome = game.outcome();
-        let legal = if status == Status::Playing {
-            game.legal_turns()
-                .into_iter()
-                .map(|t| variant.turn_string(t))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        let last = game.turns().last().copied();
-        let fresh_mills = last
-            .map(|t| {
-                let mover = pos.men(pos.to_move().opponent());
-                variant
-                    .board()
-                    .mills_at(t.to)
-                    .iter()
-                    .filter(|&&m| m & !mover == 0)
-                    .map(|&m| {
-                        points(m)
-                            .map(|p| CompactString::from(variant.board().name(p)))
-                            .collect()
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        GameState {
-            id: id.into(),
+    ) -> StateView<'a> {
+        StateView {
+            id,
             version,
-            variant: variant.slug().into(),
-            options: variant.options().clone(),
-            position: variant.position_string(pos),
-            turns: game.turn_strings().to_vec(),
-            to_move: pos.to_move(),
-            legal,
+            game,
             status,
-            result: outcome.map(|o| o.result().into()),
-            termination: outcome.map(|o| o.termination),
-            winner: outcome.and_then(|o| o.winner),
-            hand: Sides::from_fn(|c| pos.hand(c)),
-            on_board: Sides::from_fn(|c| pos.on_board(c)),
-            removed: Sides::from_fn(|c| men.saturating_sub(pos.total(c))),
-            last_turn: last.map(|t| variant.turn_string(t)),
-            fresh_mills,
             seats,
             spectators,
             draw_offer: None,
@@ -295,12 +289,123 @@ impl GameState {
             time_control: TimeControl::Untimed,
             clock: None,
             claim: None,
-            positions: if status == Status::Finished {
-                positions(game)
-            } else {
-                Vec::new()
-            },
         }
+    }
+
+    /// The `state` message as a JSON text frame.
+    pub fn to_json(&self) -> String {
+        // Sized for a whole state at once, rather than grown to it a doubling at a time.
+        let mut out = Vec::with_capacity(1024);
+        serde_json::to_writer(&mut out, &Tagged(self)).expect("a state always serializes");
+        String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+
+    /// The owned state, as a client reads it.
+    pub fn to_state(&self) -> GameState {
+        serde_json::to_vec(self)
+            .and_then(|json| serde_json::from_slice(&json))
+            .expect("a state reads back")
+    }
+
+    /// Writes the fields of [`GameState`], in its order, after a `type` tag when `tag` is set.
+    fn write<S: serde::Serializer>(&self, s: S, tag: Option<&str>) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let game = self.game;
+        let variant = game.variant();
+        let pos = game.position();
+        let men = variant.rules().men;
+        let outcome = game.outcome();
+        let last = game.turns().last().copied();
+        let finished = self.status == Status::Finished;
+        let mut st = s.serialize_struct("GameState", 28)?;
+        if let Some(tag) = tag {
+            st.serialize_field("type", tag)?;
+        }
+        st.serialize_field("id", self.id)?;
+        st.serialize_field("version", &self.version)?;
+        st.serialize_field("variant", variant.slug())?;
+        st.serialize_field("options", variant.options())?;
+        st.serialize_field("position", &variant.position_string(pos))?;
+        st.serialize_field("turns", game.turn_strings())?;
+        st.serialize_field("to_move", &pos.to_move())?;
+        st.serialize_field("legal", &Legal(self))?;
+        st.serialize_field("status", &self.status)?;
+        st.serialize_field("result", &outcome.map(|o| o.result()))?;
+        st.serialize_field("termination", &outcome.map(|o| o.termination))?;
+        st.serialize_field("winner", &outcome.and_then(|o| o.winner))?;
+        st.serialize_field("hand", &Sides::from_fn(|c| pos.hand(c)))?;
+        st.serialize_field("on_board", &Sides::from_fn(|c| pos.on_board(c)))?;
+        let removed = Sides::from_fn(|c| men.saturating_sub(pos.total(c)));
+        st.serialize_field("removed", &removed)?;
+        st.serialize_field("last_turn", &last.map(|t| variant.turn_string(t)))?;
+        st.serialize_field("fresh_mills", &FreshMills(game))?;
+        st.serialize_field("seats", &self.seats)?;
+        st.serialize_field("spectators", &self.spectators)?;
+        st.serialize_field("draw_offer", &self.draw_offer)?;
+        st.serialize_field("takeback_offer", &self.takeback_offer)?;
+        st.serialize_field("rematch_offer", &self.rematch_offer)?;
+        st.serialize_field("rematch", &self.rematch)?;
+        st.serialize_field("time_control", &self.time_control)?;
+        st.serialize_field("clock", &self.clock)?;
+        st.serialize_field("claim", &self.claim)?;
+        if finished {
+            st.serialize_field("positions", &positions(game))?;
+        } else {
+            st.skip_field("positions")?;
+        }
+        st.end()
+    }
+}
+
+impl Serialize for StateView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.write(s, None)
+    }
+}
+
+/// A state as the `state` message: tagged by `type`, like every [`ServerMessage`].
+struct Tagged<'a, 'b>(&'b StateView<'a>);
+
+impl Serialize for Tagged<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.write(s, Some("state"))
+    }
+}
+
+/// The legal turns in notation, written one by one; none unless the game is being played.
+struct Legal<'a, 'b>(&'b StateView<'a>);
+
+impl Serialize for Legal<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let game = self.0.game;
+        let turns = match self.0.status {
+            Status::Playing => game.legal_turns(),
+            _ => Vec::new(),
+        };
+        s.collect_seq(turns.into_iter().map(|t| game.variant().turn_string(t)))
+    }
+}
+
+/// The mills the last turn closed, each as its three points.
+struct FreshMills<'a>(&'a Game);
+
+impl Serialize for FreshMills<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let game = self.0;
+        let variant = game.variant();
+        let board = variant.board();
+        let pos = game.position();
+        let mover = pos.men(pos.to_move().opponent());
+        let mills = match game.turns().last() {
+            Some(t) => board.mills_at(t.to),
+            None => &[],
+        };
+        s.collect_seq(
+            mills
+                .iter()
+                .filter(|&&m| m & !mover == 0)
+                .map(|&m| points(m).map(|p| board.name(p)).collect::<Vec<_>>()),
+        )
     }
 }
 
@@ -515,5 +620,119 @@ impl ServerMessage {
         let mut out = Vec::with_capacity(1024);
         serde_json::to_writer(&mut out, self).expect("server messages always serialize");
         String::from_utf8(out).expect("serde_json writes UTF-8")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn nine(turns: &[&str]) -> Game {
+        let variant = Catalog::builtin()
+            .configure("nine-mens-morris", &BTreeMap::new())
+            .unwrap();
+        Game::replay(variant, None, turns).unwrap()
+    }
+
+    fn seats() -> Sides<SeatView> {
+        Sides::from_fn(|_| SeatView {
+            taken: true,
+            connected: true,
+        })
+    }
+
+    /// The frame every connection gets reads back as the owned state, tag and all.
+    fn read_back(view: &StateView) -> GameState {
+        let json = view.to_json();
+        assert!(json.starts_with(r#"{"type":"state","#), "{json}");
+        match serde_json::from_str::<ServerMessage>(&json).unwrap() {
+            ServerMessage::State(state) => {
+                assert_eq!(*state, view.to_state());
+                Arc::unwrap_or_clone(state)
+            }
+            other => panic!("not a state: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_state_shows_the_game_as_it_stands() {
+        // White's d7 closes a7-d7-g7 and removes a1.
+        let turns = [
+            "c4", "f4", "f2", "b4", "d6", "f6", "a7", "a1", "g7", "c5", "d7xa1",
+        ];
+        let game = nine(&turns);
+        let view = StateView {
+            draw_offer: Some(Color::Black),
+            rematch: Some("next"),
+            ..StateView::new("abc", 12, &game, Status::Playing, seats(), 3)
+        };
+        let state = read_back(&view);
+        assert_eq!((state.id.as_str(), state.version), ("abc", 12));
+        assert_eq!(state.variant, "nine-mens-morris");
+        assert_eq!(state.turns, turns);
+        assert_eq!(state.last_turn.as_deref(), Some("d7xa1"));
+        assert_eq!(state.to_move, Color::Black);
+        let legal: Vec<CompactString> = game
+            .legal_turns()
+            .into_iter()
+            .map(|t| game.variant().turn_string(t))
+            .collect();
+        assert_eq!(state.legal.len(), 24 - 10, "every empty point");
+        assert_eq!(state.legal, legal);
+        let mut mills: Vec<Vec<CompactString>> = state.fresh_mills.clone();
+        mills.iter_mut().for_each(|m| m.sort());
+        assert_eq!(mills, [["a7", "d7", "g7"]]);
+        assert_eq!((state.hand.white, state.hand.black), (3, 4));
+        assert_eq!((state.on_board.white, state.on_board.black), (6, 4));
+        assert_eq!((state.removed.white, state.removed.black), (0, 1));
+        assert_eq!(
+            state.position,
+            game.variant().position_string(game.position())
+        );
+        assert_eq!(state.status, Status::Playing);
+        assert_eq!((state.result, state.winner), (None, None));
+        assert_eq!(state.spectators, 3);
+        assert_eq!(state.draw_offer, Some(Color::Black));
+        assert_eq!(state.rematch.as_deref(), Some("next"));
+        assert!(state.positions.is_empty());
+        // No mill on the next turn: none is fresh.
+        let game = nine(&[&turns[..], &["e4"]].concat());
+        let state = read_back(&StateView::new(
+            "abc",
+            13,
+            &game,
+            Status::Playing,
+            seats(),
+            3,
+        ));
+        assert!(state.fresh_mills.is_empty());
+    }
+
+    #[test]
+    fn only_a_game_in_play_has_legal_turns_and_only_a_finished_one_its_positions() {
+        let game = nine(&[]);
+        let waiting = read_back(&StateView::new("w", 1, &game, Status::Waiting, seats(), 0));
+        assert!(waiting.legal.is_empty() && waiting.positions.is_empty());
+        assert!(waiting.last_turn.is_none() && waiting.fresh_mills.is_empty());
+
+        let mut game = nine(&[]);
+        while game.outcome().is_none() {
+            let legal = game.legal_turns();
+            game.play(legal[legal.len() / 2]).unwrap();
+        }
+        let plies = game.turns().len();
+        let over = read_back(&StateView::new("f", 9, &game, Status::Finished, seats(), 0));
+        assert!(over.legal.is_empty());
+        assert_eq!(
+            over.positions.len(),
+            plies + 1,
+            "one before the first turn, one after each"
+        );
+        assert_eq!(over.positions.last(), Some(&over.position));
+        let outcome = game.outcome().unwrap();
+        assert_eq!(over.result.as_deref(), Some(outcome.result()));
+        assert_eq!(over.termination, Some(outcome.termination));
+        assert_eq!(over.winner, outcome.winner);
     }
 }

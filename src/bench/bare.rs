@@ -278,7 +278,7 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
 mod tests {
     use super::*;
     use crate::catalog::Catalog;
-    use crate::protocol::{GameState, ServerMessage, Status};
+    use crate::protocol::{ServerMessage, StateView, Status};
     use crate::rules::Game as RulesGame;
     use std::collections::{BTreeMap, BTreeSet};
 
@@ -296,15 +296,7 @@ mod tests {
             connected: true,
         });
         let id = "Yl8AoFa933AQfZ2xk3vB7w";
-        let merels = ServerMessage::State(Arc::new(GameState::of(
-            id,
-            8,
-            &game,
-            Status::Playing,
-            seats,
-            2,
-        )))
-        .to_json();
+        let merels = StateView::new(id, 8, &game, Status::Playing, seats, 2).to_json();
         let (tx, _rx) = mpsc::unbounded_channel();
         let bare_game = Game {
             version: 8,
@@ -349,14 +341,14 @@ mod tests {
             taken: true,
             connected: true,
         });
-        let merels = ServerMessage::State(Arc::new(GameState::of(
+        let merels = StateView::new(
             id,
             turns.len() as u64 + 2,
             &game,
             Status::Finished,
             seats,
             2,
-        )))
+        )
         .to_json();
         let (tx, _rx) = mpsc::unbounded_channel();
         let mut bare_game = Game::new(turns.len());

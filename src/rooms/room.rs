@@ -10,7 +10,7 @@ use crate::catalog::parse_options;
 use crate::clock::{Clock, Expiry, TimeControl};
 use crate::protocol::{
     ClaimView, ClockView, GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides,
-    Status,
+    StateView, Status,
 };
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{ClockRow, GameEnd, OfferKind, SeatColumn, StoredGame, WriteOp};
@@ -219,6 +219,8 @@ pub(super) async fn run(
     let shutdown = rooms.inner.shutdown.clone();
     let mut idle_since = Some(Instant::now());
     let mut presence_due: Option<Instant> = None;
+    // Made once: a fresh one for every command would register with the token each time.
+    let mut shutting_down = pin!(shutdown.cancelled());
     loop {
         let idle_deadline = idle_since.map(|t| t + config.idle);
         let wake = room.next_wake();
@@ -234,7 +236,7 @@ pub(super) async fn run(
                 _ = presence_timer, if presence_due.is_some() => Wake::Presence,
                 _ = clock_timer, if wake.is_some() => Wake::Clock,
                 _ = idle_timer, if idle_deadline.is_some() => Wake::Idle,
-                _ = shutdown.cancelled() => Wake::Shutdown,
+                _ = &mut shutting_down => Wake::Shutdown,
             }
         };
         match event {
@@ -424,27 +426,34 @@ impl Room {
         (self.seat_views(), self.spectators())
     }
 
-    fn state(&self) -> GameState {
-        let mut state = GameState::of(
-            &self.id,
-            self.version,
-            &self.game,
-            self.status,
-            self.seat_views(),
-            self.spectators(),
-        );
-        state.draw_offer = self.pending_draw();
-        state.takeback_offer = self.pending_takeback();
-        state.rematch_offer = self.rematch_offer;
-        state.rematch = self.rematch.as_ref().map(|(id, _)| id.clone());
+    /// The state as everyone sees it now, borrowed from the room.
+    fn view(&self) -> StateView<'_> {
         let now = now_ms();
-        state.time_control = self.control;
-        state.clock = self.clock.map(|clock| self.clock_view(&clock, now));
-        state.claim = self.claim_from().map(|(by, at)| ClaimView {
-            by,
-            in_ms: (at - now).max(0),
-        });
-        state
+        StateView {
+            draw_offer: self.pending_draw(),
+            takeback_offer: self.pending_takeback(),
+            rematch_offer: self.rematch_offer,
+            rematch: self.rematch.as_ref().map(|(id, _)| id.as_str()),
+            time_control: self.control,
+            clock: self.clock.map(|clock| self.clock_view(&clock, now)),
+            claim: self.claim_from().map(|(by, at)| ClaimView {
+                by,
+                in_ms: (at - now).max(0),
+            }),
+            ..StateView::new(
+                &self.id,
+                self.version,
+                &self.game,
+                self.status,
+                self.seat_views(),
+                self.spectators(),
+            )
+        }
+    }
+
+    /// The state, owned, for an answer.
+    fn state(&self) -> GameState {
+        self.view().to_state()
     }
 
     /// The clocks as everyone sees them at `now`: ticking only while the game is on.
@@ -759,8 +768,7 @@ impl Room {
 
     /// Builds the state now, and encodes it once for everyone.
     fn refresh(&mut self) {
-        let message = ServerMessage::State(Arc::new(self.state()));
-        self.latest = Utf8Bytes::from(message.to_json());
+        self.latest = Utf8Bytes::from(self.view().to_json());
     }
 
     /// Encodes the state once and queues it for every connection.
