@@ -445,6 +445,41 @@ pub struct ClaimView {
     pub in_ms: i64,
 }
 
+/// [`ServerMessage::Hello`] as a JSON text frame. The board, most of the message, is encoded
+/// once per kind of board and copied in, so that greeting a connection costs little even when a
+/// thousand come at once, and no room keeps a copy.
+pub fn hello_json(
+    game: &str,
+    seat: Option<Color>,
+    handoff_url: Option<&str>,
+    board: &Board,
+) -> String {
+    /// The fields before the board, in [`ServerMessage::Hello`]'s order.
+    #[derive(Serialize)]
+    struct Head<'a> {
+        r#type: &'static str,
+        protocol: u32,
+        game: &'a str,
+        seat: Option<Color>,
+        handoff_url: Option<&'a str>,
+    }
+    let (_, board) = Geometry::cached(board);
+    let head = Head {
+        r#type: "hello",
+        protocol: PROTOCOL_VERSION,
+        game,
+        seat,
+        handoff_url,
+    };
+    let mut out = serde_json::to_string(&head).expect("a hello serializes");
+    out.pop(); // the closing brace: the board comes before it
+    out.reserve(board.len() + 10);
+    out.push_str(r#","board":"#);
+    out.push_str(&board);
+    out.push('}');
+    out
+}
+
 /// Every position of a game, from its start to its end.
 fn positions(game: &Game) -> Vec<String> {
     let variant = game.variant();
@@ -485,18 +520,31 @@ pub struct Geometry {
     pub mills: Vec<Vec<String>>,
 }
 
+/// A board's geometry, and the same as JSON.
+type Encoded = (Arc<Geometry>, Arc<str>);
+
 impl Geometry {
     /// The geometry of `board`, worked out once per kind of board: every connection's `hello`
-    /// carries it. A board is generated from its spec, so the spec names it (a few at most).
+    /// carries it.
     pub fn shared(board: &Board) -> Arc<Geometry> {
-        static SHARED: OnceLock<Mutex<HashMap<BoardSpec, Arc<Geometry>>>> = OnceLock::new();
+        Geometry::cached(board).0
+    }
+
+    /// The geometry of `board` and its JSON, each made once per kind of board. A board is
+    /// generated from its spec, so the spec names it (a few at most).
+    fn cached(board: &Board) -> Encoded {
+        static SHARED: OnceLock<Mutex<HashMap<BoardSpec, Encoded>>> = OnceLock::new();
         let mut shared = SHARED
             .get_or_init(Mutex::default)
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         shared
             .entry(board.spec())
-            .or_insert_with(|| Arc::new(Geometry::of(board)))
+            .or_insert_with(|| {
+                let geometry = Geometry::of(board);
+                let json = serde_json::to_string(&geometry).expect("a geometry serializes");
+                (Arc::new(geometry), Arc::from(json))
+            })
             .clone()
     }
 
@@ -717,6 +765,34 @@ mod tests {
             3,
         ));
         assert!(state.fresh_mills.is_empty());
+    }
+
+    #[test]
+    fn a_hello_is_the_message_with_its_board() {
+        let game = nine(&[]);
+        let board = game.variant().board();
+        for (seat, handoff) in [
+            (None, None),
+            (
+                Some(Color::White),
+                Some("https://example.org/g/abc?seat=s3cr\"et"),
+            ),
+            (Some(Color::Black), None),
+        ] {
+            let json = hello_json("abc", seat, handoff, board);
+            let message = ServerMessage::Hello {
+                protocol: PROTOCOL_VERSION,
+                game: "abc".into(),
+                seat,
+                handoff_url: handoff.map(str::to_string),
+                board: Geometry::shared(board),
+            };
+            assert_eq!(json, message.to_json());
+            assert_eq!(
+                serde_json::from_str::<ServerMessage>(&json).unwrap(),
+                message
+            );
+        }
     }
 
     #[test]

@@ -9,8 +9,7 @@ use super::{
 use crate::catalog::parse_options;
 use crate::clock::{Clock, Expiry, TimeControl};
 use crate::protocol::{
-    ClaimView, ClockView, GameState, Geometry, PROTOCOL_VERSION, SeatView, ServerMessage, Sides,
-    StateView, Status,
+    ClaimView, ClockView, GameState, SeatView, ServerMessage, Sides, StateView, Status, hello_json,
 };
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{ClockRow, GameEnd, OfferKind, SeatColumn, StoredGame, WriteOp};
@@ -164,8 +163,6 @@ struct Room {
     next_conn: u64,
     /// The current state message, encoded once and shared by every connection.
     latest: Utf8Bytes,
-    /// The `hello` every spectator gets, once one has come.
-    spectator_hello: Option<Utf8Bytes>,
     /// The time control, and the clocks once both seats are filled (timed games only).
     control: TimeControl,
     clock: Option<Clock>,
@@ -389,7 +386,6 @@ fn room_from(rooms: &Rooms, stored: StoredGame) -> Result<Room, RoomError> {
         conns: Conns::default(),
         next_conn: 0,
         latest: Utf8Bytes::from_static(""),
-        spectator_hello: None,
         control,
         clock,
         // Nobody is connected to a room just loaded: every seat is away from now on.
@@ -781,14 +777,9 @@ impl Room {
 
     /// The `hello` for a connection to `seat` (none: a spectator).
     fn hello(&self, seat: Option<Color>, handoff_url: Option<String>) -> Utf8Bytes {
-        let hello = ServerMessage::Hello {
-            protocol: PROTOCOL_VERSION,
-            game: self.id.clone(),
-            seat,
-            handoff_url: seat.and(handoff_url),
-            board: Geometry::shared(self.game.variant().board()),
-        };
-        Utf8Bytes::from(hello.to_json())
+        let handoff_url = seat.and(handoff_url);
+        let board = self.game.variant().board();
+        Utf8Bytes::from(hello_json(&self.id, seat, handoff_url.as_deref(), board))
     }
 
     fn seat_of_secret(&self, secret: &str) -> Option<Color> {
@@ -866,15 +857,7 @@ impl Room {
             } => {
                 let id = self.next_conn;
                 self.next_conn += 1;
-                // Every spectator's hello is the same (the board is most of it): encoded once.
-                let hello = match seat {
-                    None => match &self.spectator_hello {
-                        Some(hello) => hello.clone(),
-                        None => self.spectator_hello.insert(self.hello(None, None)).clone(),
-                    },
-                    Some(_) => self.hello(seat, handoff_url),
-                };
-                outbox.push_event(hello, &self.latest);
+                outbox.push_event(self.hello(seat, handoff_url), &self.latest);
                 self.conns.insert(
                     id,
                     Conn {
