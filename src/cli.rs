@@ -209,11 +209,12 @@ fn serve(config: Config) -> Result<(), CliError> {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let runtime = match workers(config.worker_threads, cores) {
+    // One worker thread means tokio's single-threaded scheduler (see docs/BENCHMARKS.md).
+    let runtime = match config.worker_threads {
         1 => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?,
+        0 => tokio::runtime::Runtime::new()?,
         n => tokio::runtime::Builder::new_multi_thread()
             .worker_threads(n)
             .enable_all()
@@ -230,17 +231,6 @@ fn serve(config: Config) -> Result<(), CliError> {
 }
 
 /// Runs a parsed command, writing its output to `out`.
-/// The runtime's worker threads: as configured, or one for each core this process may run on
-/// (its CPU affinity and cgroup quota count). One means tokio's single-threaded scheduler: on one
-/// core a second thread only takes turns with the first, handing tasks and wake-ups across
-/// (docs/BENCHMARKS.md).
-fn workers(configured: usize, cores: usize) -> usize {
-    match configured {
-        0 => cores.max(1),
-        n => n,
-    }
-}
-
 pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
     let catalog = Catalog::builtin();
     match cli.command {
@@ -316,23 +306,5 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
             }
             Ok(())
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::workers;
-
-    #[test]
-    fn a_server_gets_a_worker_per_core_it_may_use_unless_told() {
-        assert_eq!(
-            workers(0, 1),
-            1,
-            "pinned to one core: the single-threaded scheduler"
-        );
-        assert_eq!(workers(0, 8), 8);
-        assert_eq!(workers(0, 0), 1);
-        assert_eq!(workers(3, 1), 3);
-        assert_eq!(workers(1, 8), 1);
     }
 }

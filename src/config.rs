@@ -85,8 +85,7 @@ pub struct Config {
     #[arg(long, env = "MERELS_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
 
-    /// Worker threads of the runtime: 0 for one per core this process may use, 1 for the
-    /// single-threaded scheduler (also what 0 means on one core).
+    /// Worker threads of the runtime: 0 for one per core, 1 for the single-threaded scheduler.
     #[arg(long, env = "MERELS_WORKER_THREADS", default_value_t = 0)]
     pub worker_threads: usize,
 
