@@ -294,20 +294,7 @@ impl<'a> StateView<'a> {
 
     /// The `state` message as a JSON text frame.
     pub fn to_json(&self) -> String {
-        // Written into a buffer that this thread keeps, then copied out at its exact length: a
-        // state is 0.7 to 2.5 KB (a finished game's lists every position), so a buffer sized
-        // up front would be grown for some states and too large, for as long as a room keeps
-        // it, for others.
-        thread_local! {
-            static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-        }
-        BUFFER.with_borrow_mut(|out| {
-            out.clear();
-            serde_json::to_writer(&mut *out, &Tagged(self)).expect("a state always serializes");
-            std::str::from_utf8(out)
-                .expect("serde_json writes UTF-8")
-                .to_owned()
-        })
+        text_frame(&Tagged(self))
     }
 
     /// The owned state, as a client reads it.
@@ -674,11 +661,25 @@ pub enum ServerMessage {
 impl ServerMessage {
     /// The message as a JSON text frame.
     pub fn to_json(&self) -> String {
-        // Sized for a whole state at once, rather than grown to it a doubling at a time.
-        let mut out = Vec::with_capacity(1024);
-        serde_json::to_writer(&mut out, self).expect("server messages always serialize");
-        String::from_utf8(out).expect("serde_json writes UTF-8")
+        text_frame(self)
     }
+}
+
+/// A server message as a JSON text frame. Written into a buffer that the thread keeps, then
+/// copied out at its exact length: a state is 0.7 to 2.5 KB (a finished game's lists every
+/// position), so a buffer sized up front would be grown for some messages, and too large for
+/// others for as long as a room keeps its latest state.
+fn text_frame(message: &impl Serialize) -> String {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|out| {
+        out.clear();
+        serde_json::to_writer(&mut *out, message).expect("server messages always serialize");
+        std::str::from_utf8(out)
+            .expect("serde_json writes UTF-8")
+            .to_owned()
+    })
 }
 
 #[cfg(test)]
