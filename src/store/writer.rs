@@ -398,10 +398,12 @@ impl InsertTurns for SqliteConnection {
         for chunk in chunks(rows) {
             let mut insert = sqlx::query(values_sql(chunk.len()));
             for PlainTurn(id, ply, notation, at, white_ms, black_ms) in chunk {
+                // Each text as an `Arc<str>`, which sqlx hands to SQLite as it is: a `&str`
+                // would be copied into a `String` and that put in an `Arc` of its own.
                 insert = insert
-                    .bind(*id)
+                    .bind(Arc::<str>::from(*id))
                     .bind(*ply)
-                    .bind(*notation)
+                    .bind(Arc::<str>::from(*notation))
                     .bind(*at)
                     .bind(*white_ms)
                     .bind(*black_ms);
