@@ -39,13 +39,13 @@ async fn exercise(store: Store) {
     let at = now_ms();
     assert!(
         store
-            .write(WriteOp::CreateGame(game("g1", at)))
+            .write(WriteOp::CreateGame(Box::new(game("g1", at))))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .write(WriteOp::CreateGame(game("g1", at)))
+            .write(WriteOp::CreateGame(Box::new(game("g1", at))))
             .await
             .unwrap(),
         "ids are unique"
@@ -156,7 +156,7 @@ async fn exercise(store: Store) {
         let id = format!("x{i}");
         assert!(
             store
-                .write(WriteOp::CreateGame(game(&id, at)))
+                .write(WriteOp::CreateGame(Box::new(game(&id, at))))
                 .await
                 .unwrap()
         );
@@ -248,12 +248,12 @@ async fn exercise(store: Store) {
     );
     let rematch = |id: &str| WriteOp::StartRematch {
         id: "g1".into(),
-        game: GameRow {
+        game: Box::new(GameRow {
             status: "playing".into(),
             black_secret_hash: Some("cc".repeat(32)),
             version: 2,
             ..game(id, at)
-        },
+        }),
     };
     assert!(store.write(rematch("r1")).await.unwrap());
     assert!(
@@ -279,7 +279,7 @@ async fn exercise(store: Store) {
     for i in 0..40 {
         assert!(
             store
-                .write(WriteOp::CreateGame(game(&format!("m{i}"), at)))
+                .write(WriteOp::CreateGame(Box::new(game(&format!("m{i}"), at))))
                 .await
                 .unwrap()
         );
@@ -310,14 +310,14 @@ async fn exercise(store: Store) {
     // Stale and live games.
     assert!(
         store
-            .write(WriteOp::CreateGame(game("old", at - 60_000)))
+            .write(WriteOp::CreateGame(Box::new(game("old", at - 60_000))))
             .await
             .unwrap()
     );
     // An old game with a fresh turn is in play, though its row has not changed.
     assert!(
         store
-            .write(WriteOp::CreateGame(game("busy", at - 60_000)))
+            .write(WriteOp::CreateGame(Box::new(game("busy", at - 60_000))))
             .await
             .unwrap()
     );

@@ -341,7 +341,7 @@ impl Rooms {
             if self
                 .inner
                 .store
-                .write(WriteOp::CreateGame(row.clone()))
+                .write(WriteOp::CreateGame(Box::new(row.clone())))
                 .await?
             {
                 // Its room starts now, from the row just written rather than reading it back:

@@ -240,8 +240,18 @@ pub(super) async fn run(
             Wake::Command(None) => break,
             Wake::Command(Some(cmd)) => {
                 let presence_before = room.presence();
-                // Boxed: a room waiting for commands keeps no room for the largest one.
-                Box::pin(room.handle(&rooms, *cmd)).await;
+                // Boxed: a room waiting for commands keeps no room for the largest one. A
+                // turn, the command sent most, has a future of its own, a fraction of that size:
+                // a small allocation is one the allocator serves from its per-thread cache.
+                match *cmd {
+                    Command::Turn {
+                        actor,
+                        turn,
+                        sent,
+                        outbox,
+                    } => Box::pin(room.take_turn(&rooms, actor, &turn, sent, &outbox)).await,
+                    cmd => Box::pin(room.handle(&rooms, cmd)).await,
+                }
                 if room.presence() != presence_before && presence_due.is_none() {
                     presence_due = Some(Instant::now() + config.presence_delay);
                 }
@@ -525,7 +535,8 @@ impl Room {
             Expiry::Abort => Outcome::draw(Termination::Aborted),
             Expiry::Flag => Outcome::win(self.game.to_move().opponent(), Termination::Time),
         };
-        match self.finish_at(rooms, outcome, at).await {
+        // Boxed, as it is rare: every command's future would otherwise have room for it.
+        match Box::pin(self.finish_at(rooms, outcome, at)).await {
             Ok(ended) => ended,
             Err(e) => {
                 tracing::error!(game = %self.id, error = %e, "could not store the end on time");
@@ -678,7 +689,7 @@ impl Room {
         };
         let op = WriteOp::StartRematch {
             id: self.id.clone(),
-            game: row,
+            game: Box::new(row),
         };
         if !rooms.store().write(op).await? {
             // Another server started it first.
@@ -810,13 +821,7 @@ impl Room {
                 turn,
                 sent,
                 outbox,
-            } => {
-                let played = self.play(rooms, actor, &turn).await;
-                rooms.count_turn(sent, &played);
-                if let Err(e) = played {
-                    outbox.push_event(error_frame(e.code(), e.to_string()), &self.latest);
-                }
-            }
+            } => Box::pin(self.take_turn(rooms, actor, &turn, sent, &outbox)).await,
             Command::End {
                 actor,
                 ending,
@@ -1058,6 +1063,24 @@ impl Room {
         Ok(true)
     }
 
+    /// A turn from a connection: played, or refused to that connection alone.
+    async fn take_turn(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        turn: &str,
+        sent: Instant,
+        outbox: &Outbox,
+    ) {
+        // As for every command: a deadline that has passed has ended the game.
+        self.settle_time(rooms).await;
+        let played = self.play(rooms, actor, turn).await;
+        rooms.count_turn(sent, &played);
+        if let Err(e) = played {
+            outbox.push_event(error_frame(e.code(), e.to_string()), &self.latest);
+        }
+    }
+
     async fn play(&mut self, rooms: &Rooms, actor: Actor, text: &str) -> Result<(), RoomError> {
         let seat = self.seat_in_play(actor)?;
         if self.game.to_move() != seat {
@@ -1087,14 +1110,16 @@ impl Room {
             clock: clock.map(|c| c.left),
             end,
         };
+        // A reload (after a write lost to another server) is rare, and boxed so that this
+        // future, made for every turn, needs no room for it.
         if !rooms.store().write(op).await? {
-            self.reload(rooms).await;
+            Box::pin(self.reload(rooms)).await;
             return Err(RoomError::Conflict);
         }
         // Checked on this very game, which only this room changes; were it ever stale, the
         // store decides.
         if self.game.commit(checked).is_err() {
-            self.reload(rooms).await;
+            Box::pin(self.reload(rooms)).await;
             return Err(RoomError::Conflict);
         }
         self.clock = clock;

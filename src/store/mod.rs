@@ -202,8 +202,9 @@ pub enum OfferKind {
 /// version ([`StoredGame::version`]) by one; a new game starts at the number of seats it fills.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteOp {
-    /// A new game.
-    CreateGame(GameRow),
+    /// A new game. (Its row is boxed, as in [`WriteOp::StartRematch`]: it is several times the
+    /// size of the other writes, and a turn, the write made most, need not carry room for it.)
+    CreateGame(Box<GameRow>),
     /// Takes an empty seat; false if it was taken already.
     ClaimSeat {
         /// The game.
@@ -274,7 +275,7 @@ pub enum WriteOp {
         /// The finished game.
         id: String,
         /// The new game, both seats taken.
-        game: GameRow,
+        game: Box<GameRow>,
     },
 }
 
@@ -400,10 +401,13 @@ impl Store {
     /// false if it lost to an earlier write (a taken seat, a taken ply, a finished game).
     pub async fn write(&self, op: WriteOp) -> Result<bool, StoreError> {
         let (done, result) = oneshot::channel();
+        // A slot first, then the write into it: a `send` future would hold a second copy of
+        // the write while it waits, and this future is made for every turn.
         self.writes
-            .send(writer::Request { op, done })
+            .reserve()
             .await
-            .map_err(|_| StoreError::Closed)?;
+            .map_err(|_| StoreError::Closed)?
+            .send(writer::Request { op, done });
         result.await.map_err(|_| StoreError::Closed)?
     }
 
