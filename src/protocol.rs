@@ -346,7 +346,7 @@ impl<'a> StateView<'a> {
         st.serialize_field("clock", &self.clock)?;
         st.serialize_field("claim", &self.claim)?;
         if finished {
-            st.serialize_field("positions", &positions(game))?;
+            st.serialize_field("positions", &Positions(game))?;
         } else {
             st.skip_field("positions")?;
         }
@@ -467,20 +467,22 @@ pub fn hello_json(
     out
 }
 
-/// Every position of a game, from its start to its end.
-fn positions(game: &Game) -> Vec<String> {
-    let variant = game.variant();
-    let mut pos = *game.start();
-    let mut out = Vec::with_capacity(game.turns().len() + 1);
-    out.push(variant.position_string(&pos));
-    for &turn in game.turns() {
-        match variant.play(&pos, turn) {
-            Ok(next) => pos = next,
-            Err(_) => break, // cannot happen: the game's turns were all played
+/// Every position of a game, from its start to its end, written one by one through one buffer.
+struct Positions<'a>(&'a Game);
+
+impl Serialize for Positions<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let game = self.0;
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(game.turns().len() + 1))?;
+        let mut text = String::with_capacity(64);
+        for pos in game.positions() {
+            text.clear();
+            game.variant().write_position(&mut text, &pos);
+            seq.serialize_element(text.as_str())?;
         }
-        out.push(variant.position_string(&pos));
+        seq.end()
     }
-    out
 }
 
 /// A point of the board as a client draws it.
@@ -817,6 +819,14 @@ mod tests {
             "one before the first turn, one after each"
         );
         assert_eq!(over.positions.last(), Some(&over.position));
+        // Each is the position the game reached, as playing its turns again shows.
+        let mut replay = nine(&[]);
+        let mut expected = vec![replay.variant().position_string(replay.position())];
+        for &turn in game.turns() {
+            replay.play(turn).unwrap();
+            expected.push(replay.variant().position_string(replay.position()));
+        }
+        assert_eq!(over.positions, expected);
         let outcome = game.outcome().unwrap();
         assert_eq!(over.result.as_deref(), Some(outcome.result()));
         assert_eq!(over.termination, Some(outcome.termination));

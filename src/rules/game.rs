@@ -170,6 +170,16 @@ impl Game {
         &self.turns
     }
 
+    /// Every position of the game, from its start to the current one: the turns replayed
+    /// without checking them again, as each was checked when it was played.
+    pub fn positions(&self) -> impl Iterator<Item = Position> + '_ {
+        let start = std::iter::once(self.start);
+        start.chain(self.turns.iter().scan(self.start, |pos, &turn| {
+            *pos = self.variant.apply(pos, turn);
+            Some(*pos)
+        }))
+    }
+
     /// The turns played, in notation.
     pub fn turn_strings(&self) -> &[CompactString] {
         &self.notation

@@ -150,9 +150,15 @@ pub fn parse_setup(board: &Board, s: &str) -> Result<Setup, NotationError> {
 /// Writes a setup as a position string, men in point order.
 pub fn setup_to_string(board: &Board, setup: &Setup) -> String {
     let mut out = String::with_capacity(64);
-    write_men(&mut out, board, setup.men[0]);
+    write_setup(&mut out, board, setup);
+    out
+}
+
+/// Appends a setup's position string to `out`.
+pub fn write_setup(out: &mut String, board: &Board, setup: &Setup) {
+    write_men(out, board, setup.men[0]);
     out.push(' ');
-    write_men(&mut out, board, setup.men[1]);
+    write_men(out, board, setup.men[1]);
     // Writing to a String cannot fail.
     let _ = write!(
         out,
@@ -161,7 +167,6 @@ pub fn setup_to_string(board: &Board, setup: &Setup) -> String {
         setup.hand[1],
         setup.to_move.letter()
     );
-    out
 }
 
 impl Variant {
@@ -174,6 +179,11 @@ impl Variant {
     /// Writes a position string.
     pub fn position_string(&self, pos: &Position) -> String {
         setup_to_string(self.board(), &pos.setup())
+    }
+
+    /// Appends a position string to `out`.
+    pub fn write_position(&self, out: &mut String, pos: &Position) {
+        write_setup(out, self.board(), &pos.setup());
     }
 
     /// Reads a turn with this variant's point names.
