@@ -337,7 +337,8 @@ impl Rooms {
                 version: 1,
                 ..GameRow::default()
             };
-            // A taken id (90 random bits within one millisecond) would be a miracle; draw again rather than fail.
+            // A taken id (90 random bits within one millisecond) would be a miracle; draw again
+            // rather than fail.
             if self
                 .inner
                 .store
