@@ -472,8 +472,8 @@ struct Positions<'a>(&'a Game);
 
 impl Serialize for Positions<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let game = self.0;
         use serde::ser::SerializeSeq;
+        let game = self.0;
         let mut seq = s.serialize_seq(Some(game.turns().len() + 1))?;
         let mut text = String::with_capacity(64);
         for pos in game.positions() {
