@@ -323,7 +323,7 @@ impl Rooms {
         let hash = Some(secrets::hash(&secret));
         let at = now_ms();
         loop {
-            let id = secrets::new_id();
+            let id = secrets::new_id(at);
             let row = GameRow {
                 id: id.clone(),
                 variant: configured.slug().to_string(),

@@ -672,7 +672,7 @@ impl Room {
         let secrets = [secrets::new_secret(), secrets::new_secret()];
         let variant = self.game.variant();
         let at = now_ms();
-        let id = secrets::new_id();
+        let id = secrets::new_id(at);
         let row = crate::store::GameRow {
             id: id.clone(),
             variant: variant.slug().to_string(),

@@ -24,7 +24,8 @@ fn random_token(n: usize) -> String {
     URL_SAFE_NO_PAD.encode(buf)
 }
 
-/// A new game id (22 URL-safe characters): the time it is made, then random characters.
+/// A new game id (22 URL-safe characters): the game's creation time `at` (Unix milliseconds, its
+/// `created_at`), then random characters.
 ///
 /// Why the time first: the store keys a game's turns by its id, so ids made close in time sort
 /// close together, and the turns of the games in play share pages of the table and of its
@@ -32,15 +33,8 @@ fn random_token(n: usize) -> String {
 /// stored. Each commit then writes fewer pages. What the id tells, when the game was created,
 /// is little more than the date its record shows to anyone who watches it; the 90 random bits
 /// keep ids unguessable.
-pub fn new_id() -> String {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    id_at(millis)
-}
-
-/// The id of a game made at `millis` (Unix milliseconds), with fresh random characters.
-fn id_at(millis: u64) -> String {
+pub fn new_id(at: i64) -> String {
+    let millis = at.max(0) as u64;
     let mut id = [0u8; ID_LEN];
     getrandom::fill(&mut id[ID_TIME_LEN..]).expect("the operating system's random source works");
     for (i, c) in id[..ID_TIME_LEN].iter_mut().enumerate() {
@@ -92,7 +86,7 @@ mod tests {
 
     #[test]
     fn ids_and_secrets_are_random_url_safe_and_hashed() {
-        let (a, b) = (new_id(), new_id());
+        let (a, b) = (new_id(1_796_000_000_000), new_id(1_796_000_000_000));
         assert_ne!(a, b);
         assert!(is_id(&a) && is_id(&b));
         assert!(!is_id("../etc/passwd") && !is_id(""));
@@ -106,11 +100,11 @@ mod tests {
             1_796_000_000_001,
             (1 << 42) - 1,
         ];
-        let ids: Vec<String> = times.iter().map(|&t| id_at(t)).collect();
+        let ids: Vec<String> = times.iter().map(|&t| new_id(t)).collect();
         assert!(ids.iter().all(|id| is_id(id)));
         assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
         assert_eq!(&ids[0][..ID_TIME_LEN], "-------");
-        assert_ne!(id_at(5)[ID_TIME_LEN..], id_at(5)[ID_TIME_LEN..]);
+        assert_ne!(new_id(5)[ID_TIME_LEN..], new_id(5)[ID_TIME_LEN..]);
         let s = new_secret();
         assert_eq!(s.len(), 43);
         let h = hash(&s);
