@@ -12,7 +12,8 @@
 //! - [`protocol`]: the typed, versioned messages between clients and the server.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
 //! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
-//! - [`http`] and [`ws`]: the transports; errors become status and close codes in one place.
+//! - [`http`] (with the WebSocket under it): the transports; errors become status and close
+//!   codes in one place.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
 //!   line (`src/main.rs` only calls it); [`bench`]: the load generator and its bare baseline.
 
@@ -28,4 +29,3 @@ pub mod rooms;
 pub mod rules;
 pub mod server;
 pub mod store;
-pub mod ws;

@@ -84,6 +84,12 @@ impl ClientMessage {
         "ping",
     ];
 
+    /// The message of type `name` that has no fields (`resign`, `draw_offer`); `None` for an
+    /// unknown type or one that has fields. The HTTP API names its actions this way.
+    pub fn without_fields(name: &str) -> Option<ClientMessage> {
+        serde_json::from_value(serde_json::json!({ "type": name })).ok()
+    }
+
     /// Parses a text frame.
     pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
         #[derive(Deserialize)]

@@ -9,7 +9,9 @@ use merels::catalog::Catalog;
 use merels::clock::{Clock, Expiry, FIRST_MOVE_MS, TimeControl};
 use merels::protocol::{GameState, Status};
 use merels::rooms::outbox::{Next, Outbox};
-use merels::rooms::{Actor, ColorChoice, Connection, Ending, RoomError, Rooms, RoomsConfig};
+use merels::rooms::{
+    Action, Actor, ColorChoice, Connection, Ending, OfferAction, RoomError, Rooms, RoomsConfig,
+};
 use merels::rules::{Color, Termination};
 use merels::store::Store;
 use serde_json::{Value, json};
@@ -126,7 +128,14 @@ impl Table {
     async fn play(&self, color: Color) -> Result<GameState, RoomError> {
         let state = self.state().await;
         let turn = state.legal.first().cloned().unwrap_or_default();
-        self.rooms.play(&self.id, self.actor(color), &turn).await
+        self.act(self.actor(color), Action::Turn(turn.to_string()))
+            .await
+    }
+
+    /// Does an action, and answers with the state after it.
+    async fn act(&self, actor: Actor, action: Action) -> Result<GameState, RoomError> {
+        let acted = self.rooms.act(&self.id, actor, action).await?;
+        Ok(acted.state)
     }
 
     /// Attaches a connection, as a seat or a spectator.
@@ -277,21 +286,17 @@ async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time()
     // Black asks for a takeback of its turn and White allows it an hour later: the hour White
     // spent is not given back, and Black's clock runs again from the takeback.
     table
-        .rooms
-        .takeback(
-            &table.id,
+        .act(
             table.actor(Color::Black),
-            merels::rooms::OfferAction::Offer,
+            Action::Takeback(OfferAction::Offer),
         )
         .await
         .unwrap();
     advance(Duration::from_secs(3600)).await;
     let state = table
-        .rooms
-        .takeback(
-            &table.id,
+        .act(
             table.actor(Color::White),
-            merels::rooms::OfferAction::Accept,
+            Action::Takeback(OfferAction::Accept),
         )
         .await
         .unwrap();
@@ -321,8 +326,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     // White is to move and connected: nothing to claim.
     assert_eq!(table.state().await.claim, None);
     let refused = table
-        .rooms
-        .end(&table.id, table.actor(Color::Black), Ending::ClaimWin)
+        .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
         .await;
     assert!(
         matches!(refused, Err(RoomError::NotAllowed(_))),
@@ -335,22 +339,19 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     let claim = table.state().await.claim.unwrap();
     assert_eq!((claim.by, claim.in_ms), (Color::Black, 60_000));
     let early = table
-        .rooms
-        .end(&table.id, table.actor(Color::Black), Ending::ClaimWin)
+        .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
         .await;
     assert!(matches!(early, Err(RoomError::NotAllowed(_))), "{early:?}");
     // A spectator cannot claim for anyone.
     let spectator = table
-        .rooms
-        .end(&table.id, Actor::Seat(None), Ending::ClaimWin)
+        .act(Actor::Seat(None), Action::End(Ending::ClaimWin))
         .await;
     assert_eq!(spectator.unwrap_err(), RoomError::NotSeated);
 
     advance(Duration::from_secs(61)).await;
     assert_eq!(table.state().await.claim.unwrap().in_ms, 0);
     let won = table
-        .rooms
-        .end(&table.id, table.actor(Color::Black), Ending::ClaimWin)
+        .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
         .await
         .unwrap();
     assert_eq!(
@@ -373,8 +374,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     assert!((9_900..=10_000).contains(&claim.in_ms), "{claim:?}");
     advance(Duration::from_secs(10)).await;
     let drawn = table
-        .rooms
-        .end(&table.id, table.actor(Color::White), Ending::ClaimDraw)
+        .act(table.actor(Color::White), Action::End(Ending::ClaimDraw))
         .await
         .unwrap();
     assert_eq!(

@@ -5,8 +5,8 @@ use super::error::ApiError;
 use super::limits::client_ip;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::clock::TimeControl;
-use crate::protocol::{ErrorCode, GameState, Geometry};
-use crate::rooms::{Actor, ColorChoice, Ending, OfferAction, SeatGrant};
+use crate::protocol::{ClientMessage, ErrorCode, GameState, Geometry};
+use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -132,17 +132,26 @@ pub struct SeatView {
     handoff_url: String,
 }
 
-fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
-    let base = base_url(&app.config, headers);
-    let cookie = seat_cookie(&grant.id, &grant.secret);
-    let body = SeatView {
+/// A seat as the API hands it out, with links under `base`.
+fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
+    SeatView {
         url: format!("{base}/g/{}", grant.id),
         handoff_url: format!("{base}/g/{}?seat={}", grant.id, grant.secret),
         id: grant.id,
         seat: grant.color,
         secret: grant.secret,
-    };
-    (status, [(SET_COOKIE, cookie)], Json(body)).into_response()
+    }
+}
+
+fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
+    let base = base_url(&app.config, headers);
+    let cookie = seat_cookie(&grant.id, &grant.secret);
+    (
+        status,
+        [(SET_COOKIE, cookie)],
+        Json(seat_view(&base, grant)),
+    )
+        .into_response()
 }
 
 fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
@@ -242,85 +251,66 @@ pub async fn play(
     Path(id): Path<String>,
     headers: HeaderMap,
     json: Result<Json<MoveRequest>, JsonRejection>,
-) -> Result<Json<GameState>, ApiError> {
-    let req = body(&app, json)?;
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.play(&id, actor, &req.turn).await?))
+) -> Result<Response, ApiError> {
+    let turn = body(&app, json)?.turn;
+    act(&app, &id, &headers, Action::Turn(turn)).await
 }
 
-/// `POST /api/games/{id}/resign`: the bearer's seat resigns.
-pub async fn resign(
+/// `POST /api/games/{id}/{action}`: a WebSocket message without fields, for the bearer's seat:
+/// `resign`, `abort`, `rematch`.
+pub async fn action(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    Path((id, action)): Path<(String, String)>,
     headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.end(&id, actor, Ending::Resign).await?))
+) -> Result<Response, ApiError> {
+    act(&app, &id, &headers, named_action(&action)?).await
 }
 
-/// `POST /api/games/{id}/abort`: calls the game off before both players have moved.
-pub async fn abort(
+/// `POST /api/games/{id}/{action}/{answer}`: the same for the messages named in two words:
+/// `draw/offer` is `draw_offer`, and so on for `draw`, `takeback` and `claim`.
+pub async fn answer(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    Path((id, action, answer)): Path<(String, String, String)>,
     headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.end(&id, actor, Ending::Abort).await?))
+) -> Result<Response, ApiError> {
+    let action = named_action(&format!("{action}_{answer}"))?;
+    act(&app, &id, &headers, action).await
 }
 
-/// `POST /api/games/{id}/claim/{win|draw}`: the bearer's opponent has been gone too long on
-/// their turn; the bearer takes the win or a draw.
-pub async fn claim(
-    State(app): State<AppState>,
-    Path((id, what)): Path<(String, String)>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    let ending = match what.as_str() {
-        "win" => Ending::ClaimWin,
-        "draw" => Ending::ClaimDraw,
-        _ => {
-            return Err(ApiError::new(
+/// The action of the client message without fields whose type is `name`.
+fn named_action(name: &str) -> Result<Action, ApiError> {
+    ClientMessage::without_fields(name)
+        .and_then(Action::of)
+        .ok_or_else(|| {
+            ApiError::new(
                 ErrorCode::NotFound,
-                "claim/win or claim/draw",
-            ));
-        }
-    };
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.end(&id, actor, ending).await?))
+                "no such action: resign, abort, rematch, draw/{offer,accept,decline}, \
+                 takeback/{offer,accept,decline}, claim/{win,draw}",
+            )
+        })
 }
 
-fn offer_action(action: &str) -> Result<OfferAction, ApiError> {
-    match action {
-        "offer" => Ok(OfferAction::Offer),
-        "accept" => Ok(OfferAction::Accept),
-        "decline" => Ok(OfferAction::Decline),
-        _ => Err(ApiError::new(
-            ErrorCode::NotFound,
-            "offer, accept or decline",
-        )),
+/// Does an action for the seat the request presents, and answers with the new state (a
+/// rematch also with the asker's seat in it, once it has started).
+async fn act(
+    app: &AppState,
+    id: &str,
+    headers: &HeaderMap,
+    action: Action,
+) -> Result<Response, ApiError> {
+    let rematch = action == Action::Rematch;
+    let actor = Actor::Secret(presented_secret(headers, id));
+    let acted = app.rooms.act(id, actor, action).await?;
+    if !rematch {
+        return Ok(Json(acted.state).into_response());
     }
-}
-
-/// `POST /api/games/{id}/draw/{offer|accept|decline}`: the bearer's seat acts on a draw.
-pub async fn draw(
-    State(app): State<AppState>,
-    Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    let action = offer_action(&action)?;
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.draw(&id, actor, action).await?))
-}
-
-/// `POST /api/games/{id}/takeback/{offer|accept|decline}`: the bearer's seat acts on a takeback.
-pub async fn takeback(
-    State(app): State<AppState>,
-    Path((id, action)): Path<(String, String)>,
-    headers: HeaderMap,
-) -> Result<Json<GameState>, ApiError> {
-    let action = offer_action(&action)?;
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    Ok(Json(app.rooms.takeback(&id, actor, action).await?))
+    let base = base_url(&app.config, headers);
+    let seat = acted.rematch.map(|grant| seat_view(&base, grant));
+    Ok(Json(RematchView {
+        state: acted.state,
+        rematch: seat,
+    })
+    .into_response())
 }
 
 /// The answer to `POST /api/games/{id}/rematch`.
@@ -329,26 +319,6 @@ pub struct RematchView {
     state: GameState,
     /// Your seat in the rematch, once it has started.
     rematch: Option<SeatView>,
-}
-
-/// `POST /api/games/{id}/rematch`: asks for a rematch; once both players have asked, the answer
-/// carries the asker's seat in the new game (asking again gives it again).
-pub async fn rematch(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Result<Json<RematchView>, ApiError> {
-    let actor = Actor::Secret(presented_secret(&headers, &id));
-    let (state, grant) = app.rooms.rematch(&id, actor).await?;
-    let base = base_url(&app.config, &headers);
-    let rematch = grant.map(|g| SeatView {
-        url: format!("{base}/g/{}", g.id),
-        handoff_url: format!("{base}/g/{}?seat={}", g.id, g.secret),
-        id: g.id,
-        seat: g.color,
-        secret: g.secret,
-    });
-    Ok(Json(RematchView { state, rematch }))
 }
 
 /// `GET /g/{id}/record`: the game record as a text file.

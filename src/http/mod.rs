@@ -1,12 +1,15 @@
-//! HTTP: the routes, the JSON API for bots and scripts, the server-rendered pages, the embedded
-//! static client, and (in [`error`]) the one place where errors become status codes.
+//! HTTP: the routes, the JSON API for bots and scripts, the game's WebSocket ([`ws`]), the
+//! server-rendered pages, the embedded static client, and (in [`error`]) the one place where
+//! errors become status codes and close codes.
 
 pub mod api;
 mod assets;
 pub mod error;
+mod html;
 pub mod limits;
 mod pages;
 pub mod variants;
+pub mod ws;
 
 use crate::config::Config;
 use crate::rooms::Rooms;
@@ -77,13 +80,9 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(api::state))
         .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/move", post(api::play))
-        .route("/api/games/{id}/resign", post(api::resign))
-        .route("/api/games/{id}/abort", post(api::abort))
-        .route("/api/games/{id}/draw/{action}", post(api::draw))
-        .route("/api/games/{id}/takeback/{action}", post(api::takeback))
-        .route("/api/games/{id}/rematch", post(api::rematch))
-        .route("/api/games/{id}/claim/{what}", post(api::claim))
-        .route("/api/games/{id}/ws", get(crate::ws::upgrade))
+        .route("/api/games/{id}/{action}", post(api::action))
+        .route("/api/games/{id}/{action}/{answer}", post(api::answer))
+        .route("/api/games/{id}/ws", get(ws::upgrade))
         .route("/metrics", get(api::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(

@@ -3,7 +3,7 @@
 //! derived from the rule knobs (never typed), with the table setup to start a game.
 
 use super::AppState;
-use super::pages::{escape, layout, setup_form};
+use super::html::{board_svg, escape, layout, setup_form};
 use crate::catalog::{Catalog, VariantInfo};
 use crate::rules::board::points;
 use crate::rules::{Board, MillEffect, Movement, Variant};
@@ -15,63 +15,6 @@ use std::fmt::Write;
 
 /// The variant the "Rule changes" tables compare against.
 pub const STANDARD: &str = "nine-mens-morris";
-
-/// A board as a static SVG diagram: lines, points and coordinates, from the generated geometry.
-pub fn board_svg(board: &Board, title: &str) -> String {
-    let n = f64::from(board.size() - 1);
-    let pad = 0.75;
-    let y = |rank: u8| n - f64::from(rank);
-    let mut svg = format!(
-        "<svg class=\"diagram\" viewBox=\"{} {} {} {}\" role=\"img\" aria-label=\"{}\">\
-         <title>{}</title><rect class=\"wood\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"0.3\"/>\
-         <g class=\"lines\">",
-        -pad,
-        -pad,
-        n + 2.0 * pad,
-        n + 2.0 * pad,
-        escape(title),
-        escape(title),
-        -pad,
-        -pad,
-        n + 2.0 * pad,
-        n + 2.0 * pad,
-    );
-    for line in board.lines() {
-        let (a, b) = (board.coord(line[0]), board.coord(line[line.len() - 1]));
-        let _ = write!(
-            svg,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
-            a.0,
-            y(a.1),
-            b.0,
-            y(b.1)
-        );
-    }
-    svg.push_str("</g><g class=\"spots\">");
-    for p in points(board.all()) {
-        let (x, rank) = board.coord(p);
-        let _ = write!(
-            svg,
-            "<circle cx=\"{x}\" cy=\"{}\" r=\"0.11\"><title>{}</title></circle>",
-            y(rank),
-            board.name(p)
-        );
-    }
-    svg.push_str("</g><g class=\"labels\" aria-hidden=\"true\">");
-    for i in 0..board.size() {
-        let _ = write!(
-            svg,
-            "<text x=\"{i}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
-            n + pad * 0.8,
-            char::from(b'a' + i),
-            -pad * 0.8,
-            y(i),
-            i + 1
-        );
-    }
-    svg.push_str("</g></svg>");
-    svg
-}
 
 fn number(n: usize) -> String {
     const WORDS: [&str; 13] = [

@@ -2,21 +2,33 @@
 //! seats, version and connections. Nothing else changes a game, so there are no locks around game
 //! state; everything else talks to the room over its channel.
 //!
-//! The registry ([`Rooms`]) maps ids to room handles and starts a room on demand; the room loads
-//! its game from the store by replaying the stored turns. A room with nobody connected leaves
-//! memory after a while. Both transports (HTTP and WebSocket) call the same methods here.
+//! - [`Rooms`] (here) maps ids to room handles and starts a room on demand.
+//! - `core` decides what each command does, purely; `clocks` is its arithmetic of time.
+//! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
+//!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
+//!   from the store; `command` is what a room can be asked.
+//! - [`outbox`] is each connection's queue; [`secrets`] makes ids and seat secrets.
+//!
+//! Both transports (HTTP and WebSocket) act through [`Action`]: one path for a turn, whichever
+//! way it came.
 
+mod clocks;
+mod command;
+mod conns;
+mod core;
+mod load;
 pub mod outbox;
-mod room;
 pub mod secrets;
+mod task;
+mod view;
 
 use crate::catalog::{Catalog, CatalogError};
-use crate::clock::{Clock, TimeControl};
-use crate::protocol::{ErrorCode, GameState};
+use crate::clock::TimeControl;
+use crate::protocol::{ClientMessage, ErrorCode, GameState};
 use crate::rules::Color;
-use crate::store::{ClockRow, GameRow, Store, StoreError, StoredGame, WriteOp};
+use crate::store::{GameRow, Store, StoreError, StoredGame, WriteOp};
+use command::{Answer, Command};
 use outbox::Outbox;
-use room::Command;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -28,35 +40,52 @@ use tokio_util::task::TaskTracker;
 
 /// Why a room refused an action. The transports turn these into status codes and error
 /// messages, in one place each.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RoomError {
     /// No game with this id.
+    #[error("no such game")]
     NotFound,
     /// An unknown variant, option or value.
+    #[error("{0}")]
     BadVariant(String),
     /// The action needs a seat secret and none was given.
+    #[error("this needs your seat's secret")]
     Unauthenticated,
     /// The secret is wrong, or the sender only watches.
+    #[error("only the seated players may do that")]
     NotSeated,
     /// Both seats are taken.
+    #[error("both seats are taken; you can watch")]
     SeatsTaken,
     /// A seat is still empty.
+    #[error("the game starts when both seats are taken")]
     NotStarted,
     /// It is the other player's turn.
+    #[error("it is not your turn")]
     NotYourTurn,
     /// The game has ended.
+    #[error("the game is over")]
     GameOver,
     /// The action is not allowed now; the reason in words.
+    #[error("{0}")]
     NotAllowed(&'static str),
     /// The turn is not notation.
+    #[error("{0}")]
     BadNotation(String),
     /// The turn breaks the rules; the reason in words.
+    #[error("illegal turn: {0}")]
     Illegal(String),
     /// Another server stored a different turn for this ply first; the room reloaded.
+    #[error("another turn was stored for this ply first; here is the game as it stands")]
     Conflict,
     /// The store failed; nothing changed.
-    Store(StoreError),
+    #[error("the game could not be saved, nothing changed: {0}")]
+    Store(#[from] StoreError),
+    /// What the store holds for the game does not replay under the rules.
+    #[error("the stored game cannot be read: {0}")]
+    Unreadable(String),
     /// The server is shutting down.
+    #[error("the server is restarting; reconnect shortly")]
     Unavailable,
 }
 
@@ -76,41 +105,9 @@ impl RoomError {
             RoomError::BadNotation(_) => ErrorCode::BadNotation,
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
-            RoomError::Store(_) => ErrorCode::Internal,
+            RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }
-    }
-}
-
-impl std::fmt::Display for RoomError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RoomError::NotFound => write!(f, "no such game"),
-            RoomError::BadVariant(e) => write!(f, "{e}"),
-            RoomError::Unauthenticated => write!(f, "this needs your seat's secret"),
-            RoomError::NotSeated => write!(f, "only the seated players may do that"),
-            RoomError::SeatsTaken => write!(f, "both seats are taken; you can watch"),
-            RoomError::NotStarted => write!(f, "the game starts when both seats are taken"),
-            RoomError::NotYourTurn => write!(f, "it is not your turn"),
-            RoomError::GameOver => write!(f, "the game is over"),
-            RoomError::NotAllowed(why) => write!(f, "{why}"),
-            RoomError::BadNotation(e) => write!(f, "{e}"),
-            RoomError::Illegal(e) => write!(f, "illegal turn: {e}"),
-            RoomError::Conflict => write!(
-                f,
-                "another turn was stored for this ply first; here is the game as it stands"
-            ),
-            RoomError::Store(e) => write!(f, "the game could not be saved, nothing changed: {e}"),
-            RoomError::Unavailable => write!(f, "the server is restarting; reconnect shortly"),
-        }
-    }
-}
-
-impl std::error::Error for RoomError {}
-
-impl From<StoreError> for RoomError {
-    fn from(e: StoreError) -> Self {
-        RoomError::Store(e)
     }
 }
 
@@ -136,6 +133,54 @@ pub enum Ending {
     ClaimDraw,
 }
 
+/// What a player does in a game: one for each client message that acts, whichever transport
+/// carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Play a turn written in notation.
+    Turn(String),
+    /// Resign, abort or claim the game.
+    End(Ending),
+    /// Offer, accept or decline a draw.
+    Draw(OfferAction),
+    /// Ask for, accept or decline a takeback.
+    Takeback(OfferAction),
+    /// Ask for a rematch after the end.
+    Rematch,
+}
+
+impl Action {
+    /// The action a client message asks for; `None` for the messages about the connection
+    /// itself (`sync`, `ping`).
+    pub fn of(message: ClientMessage) -> Option<Action> {
+        use ClientMessage as M;
+        Some(match message {
+            M::Move { turn } => Action::Turn(turn),
+            M::Resign => Action::End(Ending::Resign),
+            M::Abort => Action::End(Ending::Abort),
+            M::ClaimWin => Action::End(Ending::ClaimWin),
+            M::ClaimDraw => Action::End(Ending::ClaimDraw),
+            M::DrawOffer => Action::Draw(OfferAction::Offer),
+            M::DrawAccept => Action::Draw(OfferAction::Accept),
+            M::DrawDecline => Action::Draw(OfferAction::Decline),
+            M::TakebackOffer => Action::Takeback(OfferAction::Offer),
+            M::TakebackAccept => Action::Takeback(OfferAction::Accept),
+            M::TakebackDecline => Action::Takeback(OfferAction::Decline),
+            M::Rematch => Action::Rematch,
+            M::Sync | M::Ping => return None,
+        })
+    }
+}
+
+/// What an action waited on (over HTTP) is answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acted {
+    /// The game after the action.
+    pub state: GameState,
+    /// For a rematch once started: the actor's seat in it.
+    pub rematch: Option<SeatGrant>,
+}
+
 /// The rooms' time, Unix milliseconds: the wall clock when first asked, advanced by tokio's
 /// clock from then on. Clocks, deadlines and stored times all read it, so that a test that
 /// pauses tokio's clock drives every one of them, and a jump of the wall clock moves none.
@@ -148,15 +193,6 @@ pub fn now_ms() -> i64 {
 /// The tokio instant of a moment in the rooms' time (now, if it has passed).
 fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - now_ms()).max(0) as u64)
-}
-
-/// A clock as the store keeps it.
-fn clock_row(clock: &Clock) -> ClockRow {
-    ClockRow {
-        white_ms: clock.left[Color::White.index()],
-        black_ms: clock.left[Color::Black.index()],
-        at: clock.since,
-    }
 }
 
 /// What a player does about an offer (a draw, a takeback).
@@ -198,9 +234,11 @@ pub struct SeatGrant {
 pub struct Connection {
     /// The connection's number within its room.
     pub id: u64,
-    /// The room it joined, to send it turns without a lookup in the registry for each. The room
-    /// lives as long as anyone is connected; should it have ended all the same, a turn goes the
-    /// usual way, to whichever room now has the game.
+    /// The seat it holds; `None`: it watches.
+    pub seat: Option<Color>,
+    /// The room it joined, to send it actions without a lookup in the registry for each. The
+    /// room lives as long as anyone is connected; should it have ended all the same, an action
+    /// goes the usual way, to whichever room now has the game.
     room: Option<Handle>,
 }
 
@@ -366,7 +404,7 @@ impl Rooms {
     ) -> Result<T, RoomError> {
         for _ in 0..3 {
             let (tx, rx) = oneshot::channel();
-            let generation = self.tell(id, make(tx)).await?;
+            let generation = self.tell(id, Box::new(make(tx))).await?;
             match rx.await {
                 Ok(result) => return result,
                 Err(_) => self.forget(id, generation),
@@ -378,11 +416,7 @@ impl Rooms {
     /// Sends a command without waiting on it, starting the room if needed; returns the
     /// incarnation of the room that took it. A room that has ended hands it back, and a fresh
     /// one is started for it.
-    async fn tell(&self, id: &str, command: Command) -> Result<u64, RoomError> {
-        self.tell_boxed(id, Box::new(command)).await
-    }
-
-    async fn tell_boxed(&self, id: &str, mut command: Box<Command>) -> Result<u64, RoomError> {
+    async fn tell(&self, id: &str, mut command: Box<Command>) -> Result<u64, RoomError> {
         if !secrets::is_id(id) {
             return Err(RoomError::NotFound);
         }
@@ -424,7 +458,7 @@ impl Rooms {
         let id = id.to_string();
         self.inner
             .tasks
-            .spawn(async move { room::run(rooms, id, generation, rx, seed).await });
+            .spawn(async move { task::run(rooms, id, generation, rx, seed).await });
         handle
     }
 
@@ -460,38 +494,43 @@ impl Rooms {
         self.call(id, |reply| Command::Join { reply }).await
     }
 
-    /// Plays a turn written in notation for `actor`; returns the new state once it is stored
-    /// and broadcast.
-    pub async fn play(&self, id: &str, actor: Actor, turn: &str) -> Result<GameState, RoomError> {
-        let started = Instant::now();
+    /// Does `action` for `actor` and waits until it is stored and broadcast; answers with the
+    /// new state (and, for a rematch, the actor's seat in it once started).
+    pub async fn act(&self, id: &str, actor: Actor, action: Action) -> Result<Acted, RoomError> {
+        let sent = Instant::now();
         let result = self
-            .call(id, |reply| Command::Move {
+            .call(id, |reply| Command::Act {
                 actor: actor.clone(),
-                turn: turn.to_string(),
-                reply,
+                action: action.clone(),
+                sent,
+                answer: Answer::Wait(reply),
             })
             .await;
-        self.count_turn(started, &result);
+        // The room counts the turns it handled; this counts one that no room handled.
+        let unheard = matches!(result, Err(RoomError::NotFound | RoomError::Unavailable));
+        if matches!(action, Action::Turn(_)) && unheard {
+            self.count_turn(sent, &result);
+        }
         result
     }
 
-    /// [`Rooms::play`] for a connection, which hears the new state with everyone else, or why
-    /// the turn was refused on its own `outbox`. Returns once the room has the turn, without
-    /// waiting for it to be stored: an error here means the room never got it.
-    pub async fn send_turn(
+    /// Does `action` for a connection, which hears how it went with everyone else (the new
+    /// state) or on its own `outbox` (why it was refused). Returns once the room has it,
+    /// without waiting for it to be stored: an error here means the room never got it.
+    pub async fn send(
         &self,
         id: &str,
         conn: &Connection,
-        actor: Actor,
-        turn: String,
-        outbox: Arc<Outbox>,
+        action: Action,
+        outbox: &Arc<Outbox>,
     ) -> Result<(), RoomError> {
         let sent = Instant::now();
-        let mut command = Box::new(Command::Turn {
-            actor,
-            turn,
+        let turn = matches!(action, Action::Turn(_));
+        let mut command = Box::new(Command::Act {
+            actor: Actor::Seat(conn.seat),
+            action,
             sent,
-            outbox,
+            answer: Answer::Queue(outbox.clone()),
         });
         if let Some(room) = &conn.room {
             match room.commands.send(command).await {
@@ -499,8 +538,8 @@ impl Rooms {
                 Err(mpsc::error::SendError(back)) => command = back,
             }
         }
-        let result = self.tell_boxed(id, command).await.map(drop);
-        if result.is_err() {
+        let result = self.tell(id, command).await.map(drop);
+        if turn && result.is_err() {
             self.count_turn(sent, &result);
         }
         result
@@ -521,65 +560,6 @@ impl Rooms {
     /// The server's metrics.
     pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
         self.inner.store.metrics()
-    }
-
-    /// Ends the game for `actor`'s seat: resignation or abort; returns the final state.
-    pub async fn end(
-        &self,
-        id: &str,
-        actor: Actor,
-        ending: Ending,
-    ) -> Result<GameState, RoomError> {
-        self.call(id, |reply| Command::End {
-            actor: actor.clone(),
-            ending,
-            reply,
-        })
-        .await
-    }
-
-    /// Offers, accepts or declines a draw for `actor`'s seat; returns the new state.
-    pub async fn draw(
-        &self,
-        id: &str,
-        actor: Actor,
-        action: OfferAction,
-    ) -> Result<GameState, RoomError> {
-        self.call(id, |reply| Command::Draw {
-            actor: actor.clone(),
-            action,
-            reply,
-        })
-        .await
-    }
-
-    /// Asks for, accepts or declines a takeback for `actor`'s seat; returns the new state.
-    pub async fn takeback(
-        &self,
-        id: &str,
-        actor: Actor,
-        action: OfferAction,
-    ) -> Result<GameState, RoomError> {
-        self.call(id, |reply| Command::Takeback {
-            actor: actor.clone(),
-            action,
-            reply,
-        })
-        .await
-    }
-
-    /// Asks for a rematch for `actor`'s seat after the end. Returns the state and, once the
-    /// rematch has started, the actor's seat in it.
-    pub async fn rematch(
-        &self,
-        id: &str,
-        actor: Actor,
-    ) -> Result<(GameState, Option<SeatGrant>), RoomError> {
-        self.call(id, |reply| Command::Rematch {
-            actor: actor.clone(),
-            reply,
-        })
-        .await
     }
 
     /// The current state.
@@ -610,7 +590,11 @@ impl Rooms {
             })
             .await?;
         let room = self.running(id);
-        Ok(Connection { id: conn, room })
+        Ok(Connection {
+            id: conn,
+            seat,
+            room,
+        })
     }
 
     /// Queues the whole state again on a connection.

@@ -27,14 +27,14 @@ pub fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
 pub enum Next {
     /// Send the text frames now in the caller's buffer, in order.
     Send,
-    /// Send a close frame with this code and reason, then stop.
-    Close(u16, String),
+    /// Close the connection for this reason, then stop (the transport picks the close code).
+    Close(ErrorCode, String),
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     queue: VecDeque<Utf8Bytes>,
-    close: Option<(u16, String)>,
+    close: Option<(ErrorCode, String)>,
     dropped: u64,
 }
 
@@ -96,7 +96,7 @@ impl Outbox {
     }
 
     /// Asks the send task to close the connection once what is queued has gone.
-    pub fn close(&self, code: u16, reason: &str) {
+    pub fn close(&self, code: ErrorCode, reason: &str) {
         self.with(|inner| {
             inner
                 .close
@@ -158,10 +158,10 @@ mod tests {
         assert_eq!(msgs, [Utf8Bytes::from("latest"), Utf8Bytes::from("error")]);
 
         msgs.clear();
-        outbox.close(1012, "restart");
+        outbox.close(ErrorCode::Unavailable, "restart");
         assert_eq!(
             outbox.next(&mut msgs).await,
-            Next::Close(1012, "restart".into())
+            Next::Close(ErrorCode::Unavailable, "restart".into())
         );
     }
 }

@@ -2,9 +2,10 @@
 //! history: threefold repetition, the ply counters of the draw rules, and ends the server decides
 //! (agreement, resignation, time, abandonment).
 
+use super::color::Color;
 use super::notation::{NotationError, Record};
 use super::outcome::{Outcome, Termination};
-use super::position::{Color, IllegalTurn, Position, Turn};
+use super::position::{IllegalTurn, Position, Turn};
 use super::variant::Variant;
 use compact_str::CompactString;
 use std::sync::Arc;

@@ -9,6 +9,7 @@
 //! [`Outcome`].
 
 pub mod board;
+pub mod color;
 pub mod game;
 pub mod notation;
 pub mod outcome;
@@ -17,10 +18,11 @@ pub mod position;
 pub mod variant;
 
 pub use board::{Board, BoardError, BoardSpec, Mask, Point};
+pub use color::Color;
 pub use game::{Checked, Game, ReplayError, Stale};
 pub use notation::{NotationError, Record};
 pub use outcome::{Outcome, Termination};
-pub use position::{Color, IllegalTurn, Position, Setup, SetupError, Turn};
+pub use position::{IllegalTurn, Position, Setup, SetupError, Turn};
 pub use variant::{
     MillEffect, Movement, OptionValue, RulePatch, Rules, TableOption, Variant, VariantError,
     VariantSpec,

@@ -3,7 +3,8 @@
 //! and answer with an error that names what is wrong; they never panic.
 
 use super::board::{Board, Mask, Point, points};
-use super::position::{Color, Position, Setup, SetupError, Turn};
+use super::color::Color;
+use super::position::{Position, Setup, SetupError, Turn};
 use super::variant::Variant;
 use compact_str::CompactString;
 use std::fmt::Write;

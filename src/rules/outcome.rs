@@ -1,7 +1,7 @@
 //! How a game ends: the winner (or a draw) and the reason, both those the rules decide and those
 //! the server decides (agreement, resignation, time, abandonment).
 
-use super::position::Color;
+use super::color::Color;
 use serde::{Deserialize, Serialize};
 
 /// Why a game ended.

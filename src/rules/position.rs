@@ -7,53 +7,10 @@
 //! whole history (repetition, ply counters) live in [`super::game::Game`].
 
 use super::board::{Mask, Point, points};
+use super::color::Color;
 use super::outcome::{Outcome, Termination};
 use super::variant::{MillEffect, Movement, Variant};
 use serde::{Deserialize, Serialize};
-
-/// A side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Color {
-    /// Places first.
-    White,
-    /// Places second.
-    Black,
-}
-
-impl Color {
-    /// Both sides, White first.
-    pub const BOTH: [Color; 2] = [Color::White, Color::Black];
-
-    /// The other side.
-    pub fn opponent(self) -> Color {
-        match self {
-            Color::White => Color::Black,
-            Color::Black => Color::White,
-        }
-    }
-
-    /// 0 for White, 1 for Black.
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// `w` or `b`, as position strings write the side to move.
-    pub fn letter(self) -> char {
-        match self {
-            Color::White => 'w',
-            Color::Black => 'b',
-        }
-    }
-
-    /// `white` or `black`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Color::White => "white",
-            Color::Black => "black",
-        }
-    }
-}
 
 /// One whole turn: a placement or a slide (or fly), and the man it removes if it closes a mill.
 /// A turn is never half made: the removal travels with the move that earned it.

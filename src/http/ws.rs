@@ -6,12 +6,12 @@
 //! an `error` message and changes nothing; a frame over the size limit closes the connection with
 //! 1009.
 
-use crate::http::error::ApiError;
-use crate::http::limits::{Bucket, client_ip, origin_allowed};
-use crate::http::{AppState, base_url, presented_secret};
+use super::error::ApiError;
+use super::limits::{Bucket, client_ip, origin_allowed};
+use super::{AppState, base_url, presented_secret};
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
-use crate::rooms::{Actor, Connection, Ending, OfferAction, Rooms};
+use crate::rooms::{Action, Connection, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -76,9 +76,7 @@ pub async fn upgrade(
         .max_frame_size(limit)
         .on_upgrade(move |socket| async move {
             metrics.connections.inc();
-            // Boxed, so that the connection's long-lived task does not also keep room for the
-            // socket it has split and moved to the heap.
-            serve(Box::new(socket), rooms, id, seat, handoff, bucket).await;
+            serve(socket, rooms, id, seat, handoff, bucket).await;
             metrics.connections.dec();
             drop(slot);
         })
@@ -86,7 +84,7 @@ pub async fn upgrade(
 
 /// Serves one connection until either side goes away.
 async fn serve(
-    mut socket: Box<WebSocket>,
+    mut socket: WebSocket,
     rooms: Rooms,
     id: String,
     seat: Option<Color>,
@@ -94,7 +92,7 @@ async fn serve(
     mut bucket: Bucket,
 ) {
     let outbox = Arc::new(Outbox::new());
-    let conn = match Box::pin(rooms.connect(&id, seat, handoff, outbox.clone())).await {
+    let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
         Ok(conn) => conn,
         Err(e) => {
             let close = CloseFrame {
@@ -105,7 +103,7 @@ async fn serve(
             return;
         }
     };
-    let (mut sink, mut stream) = (*socket).split();
+    let (mut sink, mut stream) = socket.split();
     let send_box = outbox.clone();
     let sender = async move {
         let mut batch = VecDeque::new();
@@ -123,7 +121,7 @@ async fn serve(
                 }
                 Next::Close(code, reason) => {
                     let frame = CloseFrame {
-                        code,
+                        code: ApiError::close_code(code),
                         reason: Utf8Bytes::from(reason),
                     };
                     let _ = sink.send(Message::Close(Some(frame))).await;
@@ -137,7 +135,7 @@ async fn serve(
     // Messages over the rate are dropped with one `rate_limited` error per burst; a client that
     // keeps flooding is cut off.
     let mut strikes = 0u32;
-    let close: Option<(u16, String)> = loop {
+    let close: Option<(ErrorCode, &str)> = loop {
         tokio::select! {
             _ = &mut send => break None,
             frame = stream.next() => match frame {
@@ -147,58 +145,47 @@ async fn serve(
                     rooms.metrics().limit("messages_per_sec");
                     strikes += 1;
                     if strikes == 1 {
-                        Box::pin(reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
-                            "too many messages: slow down")).await;
+                        reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
+                            "too many messages: slow down").await;
                     }
                     if strikes > 200 {
-                        break Some((ApiError::close_code(ErrorCode::RateLimited),
-                            "too many messages".into()));
+                        break Some((ErrorCode::RateLimited, "too many messages"));
                     }
                 }
                 Some(Ok(Message::Text(text))) => {
                     strikes = 0;
-                    // Boxed: an idle connection should not keep room for the largest exchange.
-                    // A turn, the message sent most, has a future of its own, a fraction of
-                    // that size: a small allocation is one the allocator serves from its
-                    // per-thread cache.
-                    match ClientMessage::parse(text.as_str()) {
-                        Ok(ClientMessage::Move { turn }) => {
-                            Box::pin(send_turn(&rooms, &id, &conn, seat, &outbox, turn)).await;
-                        }
-                        parsed => Box::pin(handle(&rooms, &id, &conn, seat, &outbox, parsed)).await,
-                    }
+                    handle(&rooms, &id, &conn, &outbox, ClientMessage::parse(text.as_str())).await;
                 }
                 Some(Ok(Message::Binary(_))) => {
-                    Box::pin(reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
-                        "binary frames are not part of the protocol: send JSON text")).await;
+                    reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
+                        "binary frames are not part of the protocol: send JSON text").await;
                 }
                 Some(Ok(_)) => {} // pings and pongs are answered by the library
             }
         }
     };
     if let Some((code, reason)) = close {
-        outbox.close(code, &reason);
+        outbox.close(code, reason);
         let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
     }
     send.abort();
-    Box::pin(rooms.disconnect(&id, conn)).await;
+    rooms.disconnect(&id, conn).await;
 }
 
 /// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
 /// connection is already broken).
-fn too_big(rooms: &Rooms, e: axum::Error) -> Option<(u16, String)> {
+fn too_big(rooms: &Rooms, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
     match e.into_inner().downcast::<tungstenite::Error>() {
         Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => {
             rooms.metrics().limit("message_size");
-            Some((
-                ApiError::close_code(ErrorCode::TooLarge),
-                "message too big".into(),
-            ))
+            Some((ErrorCode::TooLarge, "message too big"))
         }
         _ => None,
     }
 }
 
+/// Queues an error for this connection alone; should its queue have been full, the whole state
+/// follows.
 async fn reply(
     rooms: &Rooms,
     id: &str,
@@ -212,105 +199,42 @@ async fn reply(
     }
 }
 
-/// A turn, sent to the room without waiting for it to be stored: the new state reaches everyone,
-/// this connection included, and a refusal reaches this connection alone, through its outbox.
-async fn send_turn(
-    rooms: &Rooms,
-    id: &str,
-    conn: &Connection,
-    seat: Option<Color>,
-    outbox: &Arc<Outbox>,
-    turn: String,
-) {
-    if let Err(e) = rooms
-        .send_turn(id, conn, Actor::Seat(seat), turn, outbox.clone())
-        .await
-    {
-        Box::pin(reply(rooms, id, conn, outbox, e.code(), &e.to_string())).await;
-    }
-}
-
+/// One parsed frame: an action goes to the room without waiting for it to be stored (the new
+/// state reaches everyone, this connection included; a refusal reaches this connection alone);
+/// `sync` and `ping` are about the connection itself.
 async fn handle(
     rooms: &Rooms,
     id: &str,
     conn: &Connection,
-    seat: Option<Color>,
     outbox: &Arc<Outbox>,
     message: Result<ClientMessage, ParseError>,
 ) {
-    match message {
-        Err(ParseError::Malformed(e)) => {
-            let message = format!("malformed message: {e}");
-            reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
-        }
-        Err(ParseError::BadFields(e)) => {
-            let message = format!("bad fields: {e}");
-            reply(rooms, id, conn, outbox, ErrorCode::Malformed, &message).await;
-        }
-        Err(ParseError::UnknownType(kind)) => {
-            let message = format!("unknown message type '{kind}' (see docs/protocol.md)");
-            reply(rooms, id, conn, outbox, ErrorCode::UnknownType, &message).await;
-        }
-        Ok(ClientMessage::Move { turn }) => {
-            send_turn(rooms, id, conn, seat, outbox, turn).await;
-        }
-        Ok(
-            msg @ (ClientMessage::Resign
-            | ClientMessage::Abort
-            | ClientMessage::ClaimWin
-            | ClientMessage::ClaimDraw),
-        ) => {
-            let ending = match msg {
-                ClientMessage::Resign => Ending::Resign,
-                ClientMessage::Abort => Ending::Abort,
-                ClientMessage::ClaimWin => Ending::ClaimWin,
-                _ => Ending::ClaimDraw,
-            };
-            if let Err(e) = rooms.end(id, Actor::Seat(seat), ending).await {
-                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
-            }
-        }
-        Ok(
-            msg @ (ClientMessage::DrawOffer
-            | ClientMessage::DrawAccept
-            | ClientMessage::DrawDecline),
-        ) => {
-            let action = match msg {
-                ClientMessage::DrawOffer => OfferAction::Offer,
-                ClientMessage::DrawAccept => OfferAction::Accept,
-                _ => OfferAction::Decline,
-            };
-            if let Err(e) = rooms.draw(id, Actor::Seat(seat), action).await {
-                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
-            }
-        }
-        Ok(
-            msg @ (ClientMessage::TakebackOffer
-            | ClientMessage::TakebackAccept
-            | ClientMessage::TakebackDecline),
-        ) => {
-            let action = match msg {
-                ClientMessage::TakebackOffer => OfferAction::Offer,
-                ClientMessage::TakebackAccept => OfferAction::Accept,
-                _ => OfferAction::Decline,
-            };
-            if let Err(e) = rooms.takeback(id, Actor::Seat(seat), action).await {
-                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
-            }
-        }
-        Ok(ClientMessage::Rematch) => {
-            // The new seat reaches this connection as a `rematch` message.
-            if let Err(e) = rooms.rematch(id, Actor::Seat(seat)).await {
-                reply(rooms, id, conn, outbox, e.code(), &e.to_string()).await;
-            }
-        }
+    let (code, text) = match message {
         Ok(ClientMessage::Sync) => {
             let _ = rooms.resync(id, conn).await;
+            return;
         }
         Ok(ClientMessage::Ping) => {
             if outbox.push_reply(Utf8Bytes::from(ServerMessage::Pong.to_json())) {
                 let _ = rooms.resync(id, conn).await;
             }
+            return;
         }
-    }
+        Ok(message) => {
+            let Some(action) = Action::of(message) else {
+                return;
+            };
+            match rooms.send(id, conn, action, outbox).await {
+                Ok(()) => return,
+                Err(e) => (e.code(), e.to_string()),
+            }
+        }
+        Err(ParseError::Malformed(e)) => (ErrorCode::Malformed, format!("malformed message: {e}")),
+        Err(ParseError::BadFields(e)) => (ErrorCode::Malformed, format!("bad fields: {e}")),
+        Err(ParseError::UnknownType(kind)) => (
+            ErrorCode::UnknownType,
+            format!("unknown message type '{kind}' (see docs/protocol.md)"),
+        ),
+    };
+    reply(rooms, id, conn, outbox, code, &text).await;
 }

@@ -1,0 +1,154 @@
+//! The HTML that every page shares: escaping, the frame around a page, the table-setup form and
+//! the static board diagram. Pages (`pages`, `variants`) build on these and on nothing of each
+//! other's.
+
+use crate::catalog::VariantInfo;
+use crate::rules::Board;
+use crate::rules::board::points;
+use axum::response::Html;
+use std::fmt::Write;
+
+/// Escapes text for HTML content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The frame every page shares.
+pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
+    let script = script
+        .map(|s| format!("<script type=\"module\" src=\"/static/{s}\"></script>"))
+        .unwrap_or_default();
+    Html(format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n</head>\n\
+         <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
+         {main}\n<footer class=\"foot\">No sign-up required. Share a link and start playing. \
+         <span class=\"version\">v{version} · {commit}</span></footer>\n{script}\n</body>\n</html>\n",
+        title = escape(title),
+        version = env!("CARGO_PKG_VERSION"),
+        commit = env!("MERELS_COMMIT"),
+    ))
+}
+
+/// The table setup for a variant: its own options only, the colour, and the button.
+pub fn setup_form(info: &VariantInfo) -> String {
+    let slug = escape(info.slug());
+    let mut form = format!(
+        "<form method=\"post\" action=\"/games\" class=\"setup\">\n\
+         <input type=\"hidden\" name=\"variant\" value=\"{slug}\">\n"
+    );
+    for opt in &info.spec.options {
+        let _ = write!(
+            form,
+            "<label>{} <select name=\"opt.{}\" title=\"{}\">",
+            escape(&opt.label),
+            escape(&opt.key),
+            escape(&opt.description)
+        );
+        for v in &opt.values {
+            let selected = if v.value == opt.default {
+                " selected"
+            } else {
+                ""
+            };
+            let _ = write!(
+                form,
+                "<option value=\"{}\"{selected}>{}</option>",
+                escape(&v.value),
+                escape(&v.label)
+            );
+        }
+        form.push_str("</select></label>\n");
+    }
+    form.push_str("<label>Time <select name=\"clock\" class=\"clock-choice\">");
+    for (value, label) in crate::clock::PRESETS {
+        let _ = write!(form, "<option value=\"{value}\">{label}</option>");
+    }
+    form.push_str(
+        "<option value=\"custom\">Custom</option></select></label>\n\
+         <span class=\"custom-clock\"><label>Minutes <input name=\"clock_minutes\" \
+         type=\"number\" min=\"0.25\" max=\"180\" step=\"0.25\" value=\"5\"></label> \
+         <label>+ seconds <input name=\"clock_increment\" type=\"number\" min=\"0\" \
+         max=\"180\" value=\"3\"></label></span>\n",
+    );
+    form.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
+    for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
+        let checked = if value == "random" { " checked" } else { "" };
+        let _ = write!(
+            form,
+            "<label><input type=\"radio\" name=\"color\" value=\"{value}\"{checked}> \
+             {label}</label>"
+        );
+    }
+    form.push_str("</fieldset>\n<button type=\"submit\">Create game</button>\n</form>\n");
+    form
+}
+
+/// A board as a static SVG diagram: lines, points and coordinates, from the generated geometry.
+pub fn board_svg(board: &Board, title: &str) -> String {
+    let n = f64::from(board.size() - 1);
+    let pad = 0.75;
+    let y = |rank: u8| n - f64::from(rank);
+    let mut svg = format!(
+        "<svg class=\"diagram\" viewBox=\"{} {} {} {}\" role=\"img\" aria-label=\"{}\">\
+         <title>{}</title><rect class=\"wood\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"0.3\"/>\
+         <g class=\"lines\">",
+        -pad,
+        -pad,
+        n + 2.0 * pad,
+        n + 2.0 * pad,
+        escape(title),
+        escape(title),
+        -pad,
+        -pad,
+        n + 2.0 * pad,
+        n + 2.0 * pad,
+    );
+    for line in board.lines() {
+        let (a, b) = (board.coord(line[0]), board.coord(line[line.len() - 1]));
+        let _ = write!(
+            svg,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>",
+            a.0,
+            y(a.1),
+            b.0,
+            y(b.1)
+        );
+    }
+    svg.push_str("</g><g class=\"spots\">");
+    for p in points(board.all()) {
+        let (x, rank) = board.coord(p);
+        let _ = write!(
+            svg,
+            "<circle cx=\"{x}\" cy=\"{}\" r=\"0.11\"><title>{}</title></circle>",
+            y(rank),
+            board.name(p)
+        );
+    }
+    svg.push_str("</g><g class=\"labels\" aria-hidden=\"true\">");
+    for i in 0..board.size() {
+        let _ = write!(
+            svg,
+            "<text x=\"{i}\" y=\"{}\">{}</text><text x=\"{}\" y=\"{}\">{}</text>",
+            n + pad * 0.8,
+            char::from(b'a' + i),
+            -pad * 0.8,
+            y(i),
+            i + 1
+        );
+    }
+    svg.push_str("</g></svg>");
+    svg
+}

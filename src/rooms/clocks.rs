@@ -1,0 +1,93 @@
+//! Time in a room, pure like the rest of the core: the clocks as everyone sees them, the
+//! deadline of the turn under way, when an absent player's opponent may claim the game, and the
+//! end a passed deadline brings.
+
+use super::core::{Plan, Table};
+use crate::clock::{Clock, Expiry};
+use crate::protocol::{ClaimView, ClockView, Status};
+use crate::rules::{Color, Outcome, Termination};
+
+impl Table {
+    /// The clocks as everyone sees them at `now`: ticking only while the game is on.
+    pub fn clock_view(&self, now: i64) -> Option<ClockView> {
+        let clock = self.clock?;
+        let plies = self.game.turns().len();
+        let to_move = self.game.to_move();
+        let on = self.status == Status::Playing;
+        let left = if on {
+            clock.left_at(now, plies, to_move)
+        } else {
+            clock.left
+        };
+        let first_move_ms = match self.deadline() {
+            Some((at, Expiry::Abort)) => Some((at - now).max(0)),
+            _ => None,
+        };
+        Some(ClockView {
+            white_ms: left[Color::White.index()],
+            black_ms: left[Color::Black.index()],
+            running: (on && clock.runs(plies)).then_some(to_move),
+            first_move_ms,
+        })
+    }
+
+    /// Who may claim the game at `now`, and in how long.
+    pub fn claim_view(&self, now: i64) -> Option<ClaimView> {
+        self.claim_from().map(|(by, at)| ClaimView {
+            by,
+            in_ms: (at - now).max(0),
+        })
+    }
+
+    /// When the turn under way runs out, and what happens then; `None` unless a timed game is on.
+    pub fn deadline(&self) -> Option<(i64, Expiry)> {
+        if self.status != Status::Playing {
+            return None;
+        }
+        self.clock?
+            .deadline(self.game.turns().len(), self.game.to_move())
+    }
+
+    /// Who may claim the game because the opponent is gone on their own turn, and from when.
+    /// Not before both players have moved: until then the game can simply be aborted.
+    pub fn claim_from(&self) -> Option<(Color, i64)> {
+        if self.status != Status::Playing || self.game.turns().len() < 2 {
+            return None;
+        }
+        let absent = self.game.to_move();
+        let since = self.away_since[absent.index()]?;
+        Some((absent.opponent(), since + self.absence_ms?))
+    }
+
+    /// Fresh clocks for a timed game whose seats are filled at `at`.
+    pub fn start_clock(&self, at: i64) -> Option<Clock> {
+        self.control
+            .is_timed()
+            .then(|| Clock::start(self.control, at))
+    }
+
+    /// The clocks stopped at `at`, charged up to then: what a takeback or an end stores.
+    pub fn stopped_clock(&self, at: i64) -> Option<Clock> {
+        let (plies, to_move) = (self.game.turns().len(), self.game.to_move());
+        self.clock.map(|c| c.stopped_at(at, plies, to_move))
+    }
+
+    /// The next moment after `now` the room must act on its own: a deadline (not before
+    /// `retry_at`, after a failed write of it), or a claim becoming possible.
+    pub fn next_wake(&self, now: i64, retry_at: i64) -> Option<i64> {
+        let claim = self.claim_from().map(|(_, at)| at).filter(|&at| at > now);
+        let deadline = self.deadline().map(|(at, _)| at.max(retry_at));
+        [deadline, claim].into_iter().flatten().min()
+    }
+
+    /// The end a deadline passed by `now` brings, at the deadline: the player to move loses on
+    /// time, or the game is aborted for want of a first move.
+    pub(super) fn expire(&self, now: i64) -> Option<Plan> {
+        let (at, expiry) = self.deadline().filter(|&(at, _)| at <= now)?;
+        let outcome = match expiry {
+            Expiry::Abort => Outcome::draw(Termination::Aborted),
+            Expiry::Flag => Outcome::win(self.game.to_move().opponent(), Termination::Time),
+        };
+        Some(self.finish(outcome, at))
+    }
+}

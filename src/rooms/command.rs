@@ -1,0 +1,94 @@
+//! What a room can be asked over its channel, and where each answer goes.
+
+use super::outbox::{Outbox, error_frame};
+use super::{Acted, Action, Actor, RoomError, SeatGrant};
+use crate::protocol::GameState;
+use crate::rules::Color;
+use std::sync::Arc;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+/// Where the answer to a command goes.
+pub(super) type Reply<T> = oneshot::Sender<Result<T, RoomError>>;
+
+/// Where the outcome of an [`Action`] goes, by the transport that carried it.
+#[derive(Debug)]
+pub(super) enum Answer {
+    /// An HTTP request waits for the outcome.
+    Wait(Reply<Acted>),
+    /// A connection hears success with everyone else (the new state) and a refusal on its
+    /// own: nothing waits.
+    Queue(Arc<Outbox>),
+}
+
+impl Answer {
+    /// Sends a refusal wherever the answer goes; `latest` is the state to resend first should
+    /// a connection's queue be full.
+    pub fn refuse(self, e: RoomError, latest: Option<&axum::extract::ws::Utf8Bytes>) {
+        match self {
+            Answer::Wait(reply) => drop(reply.send(Err(e))),
+            Answer::Queue(outbox) => {
+                let frame = error_frame(e.code(), e.to_string());
+                match latest {
+                    Some(latest) => outbox.push_event(frame, latest),
+                    None => drop(outbox.push_reply(frame)),
+                }
+            }
+        }
+    }
+}
+
+/// A command to a room.
+#[derive(Debug)]
+pub(super) enum Command {
+    /// A player's action, whatever the transport; `sent` is when it was sent (turn latency).
+    Act {
+        actor: Actor,
+        action: Action,
+        sent: Instant,
+        answer: Answer,
+    },
+    /// Which seat a secret holds.
+    Authenticate {
+        secret: Option<String>,
+        reply: Reply<Option<Color>>,
+    },
+    /// Take the empty seat.
+    Join { reply: Reply<SeatGrant> },
+    /// The state now.
+    State { reply: Reply<GameState> },
+    /// The game record.
+    Record { reply: Reply<String> },
+    /// Attach a connection; answered with its number.
+    Connect {
+        seat: Option<Color>,
+        handoff_url: Option<String>,
+        outbox: Arc<Outbox>,
+        reply: Reply<u64>,
+    },
+    /// Queue the whole state again on a connection.
+    Sync { conn: u64, reply: Reply<()> },
+    /// Detach a connection.
+    Disconnect { conn: u64, reply: Reply<()> },
+    /// Close an unfinished game as abandoned; answered with whether it ended now.
+    Abandon { reply: Reply<bool> },
+}
+
+impl Command {
+    /// Answers the command with an error, unhandled (a room that could not load, or is
+    /// shutting down).
+    pub fn fail(self, e: RoomError) {
+        match self {
+            Command::Act { answer, .. } => answer.refuse(e, None),
+            Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
+            Command::Join { reply } => drop(reply.send(Err(e))),
+            Command::State { reply } => drop(reply.send(Err(e))),
+            Command::Record { reply } => drop(reply.send(Err(e))),
+            Command::Connect { reply, .. } => drop(reply.send(Err(e))),
+            Command::Sync { reply, .. } | Command::Disconnect { reply, .. } => {
+                drop(reply.send(Err(e)))
+            }
+            Command::Abandon { reply } => drop(reply.send(Err(e))),
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The room task: the one owner of a live game. It loads the game, then handles commands one at
+//! a time, and wakes on its own for clocks, presence and idleness.
+//!
+//! The shell around the pure core: [`Room::execute`] is the one place a game changes. It
+//! stores the core's plan, and only once the store has committed it applies the change, bumps
+//! the version and tells every connection.
+
+use super::command::{Answer, Command};
+use super::conns::{Conn, Conns};
+use super::core::{Ask, Change, Fresh, Plan, Table};
+use super::load::{load, table_from};
+use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, now_ms, secrets};
+use crate::protocol::ErrorCode;
+use crate::store::StoredGame;
+use axum::extract::ws::Utf8Bytes;
+use std::pin::pin;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::{Instant, sleep_until};
+
+/// A live game: its table, its connections, and the state message as last encoded.
+pub(super) struct Room {
+    pub table: Table,
+    pub conns: Conns,
+    pub next_conn: u64,
+    /// The current state message, encoded once and shared by every connection.
+    pub latest: Utf8Bytes,
+    /// After a failed write of an end on time: not to try again before then.
+    retry_at: i64,
+}
+
+/// What woke a room.
+enum Wake {
+    Command(Option<Box<Command>>),
+    Presence,
+    Clock,
+    Idle,
+    Shutdown,
+}
+
+/// Runs a room until it is idle, the server shuts down, or its game turns out not to exist.
+pub(super) async fn run(
+    rooms: Rooms,
+    id: String,
+    generation: u64,
+    mut commands: mpsc::Receiver<Box<Command>>,
+    seed: Option<StoredGame>,
+) {
+    let loaded = match seed {
+        Some(stored) => table_from(rooms.catalog(), &rooms.inner.config, stored),
+        None => load(&rooms, &id).await,
+    };
+    let mut room = match loaded {
+        Ok(table) => Room::new(table),
+        Err(e) => {
+            if e != RoomError::NotFound {
+                tracing::error!(game = %id, error = %e, "could not load a game");
+            }
+            rooms.forget(&id, generation);
+            commands.close();
+            while let Some(cmd) = commands.recv().await {
+                cmd.fail(e.clone());
+            }
+            return;
+        }
+    };
+    let config = rooms.inner.config.clone();
+    let shutdown = rooms.inner.shutdown.clone();
+    let mut idle_since = Some(Instant::now());
+    let mut presence_due: Option<Instant> = None;
+    // Made once: a fresh one for every command would register with the token each time.
+    let mut shutting_down = pin!(shutdown.cancelled());
+    loop {
+        let idle_deadline = idle_since.map(|t| t + config.idle);
+        let wake = room.table.next_wake(now_ms(), room.retry_at);
+        // The timers live only while the room waits. While it handles what woke it, and waits
+        // on the store, none of its own is pending: a paused test clock cannot jump past a write.
+        let event = {
+            let far = Instant::now() + Duration::from_secs(86_400);
+            let idle_timer = pin!(sleep_until(idle_deadline.unwrap_or(far)));
+            let presence_timer = pin!(sleep_until(presence_due.unwrap_or(far)));
+            let clock_timer = pin!(sleep_until(wake.map_or(far, instant_at)));
+            tokio::select! {
+                cmd = commands.recv() => Wake::Command(cmd),
+                _ = presence_timer, if presence_due.is_some() => Wake::Presence,
+                _ = clock_timer, if wake.is_some() => Wake::Clock,
+                _ = idle_timer, if idle_deadline.is_some() => Wake::Idle,
+                _ = &mut shutting_down => Wake::Shutdown,
+            }
+        };
+        match event {
+            Wake::Command(None) => break,
+            Wake::Command(Some(cmd)) => {
+                let presence_before = room.presence();
+                room.handle(&rooms, *cmd).await;
+                if room.presence() != presence_before && presence_due.is_none() {
+                    presence_due = Some(Instant::now() + config.presence_delay);
+                }
+                idle_since = match (room.conns.is_empty(), idle_since) {
+                    (true, None) => Some(Instant::now()),
+                    (true, since) => since,
+                    (false, _) => None,
+                };
+            }
+            Wake::Presence => {
+                presence_due = None;
+                room.broadcast();
+            }
+            Wake::Clock => {
+                // A flag fell or a first move is overdue; or an absent player's opponent may
+                // now claim the game, which everyone should see.
+                if !room.settle_time(&rooms).await {
+                    room.broadcast();
+                }
+            }
+            Wake::Idle => {
+                // Leave the registry first, so that new callers start a fresh room; then answer
+                // whatever reached this one in the meantime.
+                rooms.forget(&id, generation);
+                commands.close();
+                while let Some(cmd) = commands.recv().await {
+                    room.handle(&rooms, *cmd).await;
+                }
+                break;
+            }
+            Wake::Shutdown => {
+                for conn in room.conns.values() {
+                    conn.outbox
+                        .close(ErrorCode::Unavailable, "server restarting");
+                }
+                commands.close();
+                while let Some(cmd) = commands.recv().await {
+                    cmd.fail(RoomError::Unavailable);
+                }
+                break;
+            }
+        }
+    }
+    tracing::debug!(game = %id, "room closed");
+}
+
+impl Room {
+    fn new(table: Table) -> Room {
+        let mut room = Room {
+            table,
+            conns: Conns::default(),
+            next_conn: 0,
+            latest: Utf8Bytes::from_static(""),
+            retry_at: 0,
+        };
+        room.refresh();
+        room
+    }
+
+    /// Stores a plan, then applies it, bumps the version and tells everyone: the one place a
+    /// game changes. A write the store refuses (another writer was first) reloads the room
+    /// and fails with the plan's `lost`.
+    async fn execute(&mut self, rooms: &Rooms, plan: Option<Plan>) -> Result<(), RoomError> {
+        let Some(Plan { op, change, lost }) = plan else {
+            return Ok(());
+        };
+        if !rooms.store().write(op).await? {
+            self.reload(rooms).await;
+            return Err(lost);
+        }
+        let starts_rematch = matches!(change, Change::Rematch(_));
+        // Checked on this very game, which only this room changes; were it ever stale, the
+        // store has the truth.
+        if self.table.apply(change).is_err() {
+            self.reload(rooms).await;
+            return Err(RoomError::Conflict);
+        }
+        if starts_rematch {
+            self.announce_rematch();
+        }
+        self.table.version += 1;
+        self.broadcast();
+        Ok(())
+    }
+
+    async fn handle(&mut self, rooms: &Rooms, cmd: Command) {
+        // Time first: whatever is asked, a deadline that has passed has ended the game.
+        self.settle_time(rooms).await;
+        match cmd {
+            Command::Act {
+                actor,
+                action,
+                sent,
+                answer,
+            } => {
+                let turn = matches!(action, Action::Turn(_));
+                let acted = self.act(rooms, actor, action).await;
+                if turn {
+                    rooms.count_turn(sent, &acted);
+                }
+                match (acted, answer) {
+                    (Ok(rematch), Answer::Wait(reply)) => {
+                        let state = self.state();
+                        let _ = reply.send(Ok(Acted { state, rematch }));
+                    }
+                    (Ok(_), Answer::Queue(_)) => {}
+                    (Err(e), answer) => answer.refuse(e, Some(&self.latest)),
+                }
+            }
+            Command::Authenticate { secret, reply } => {
+                let seat = secret.as_deref().and_then(|s| self.table.seat_of_secret(s));
+                let _ = reply.send(Ok(seat));
+            }
+            Command::Join { reply } => {
+                let _ = reply.send(self.join(rooms).await);
+            }
+            Command::State { reply } => {
+                let _ = reply.send(Ok(self.state()));
+            }
+            Command::Record { reply } => {
+                let _ = reply.send(Ok(self.record()));
+            }
+            Command::Connect {
+                seat,
+                handoff_url,
+                outbox,
+                reply,
+            } => {
+                let id = self.next_conn;
+                self.next_conn += 1;
+                outbox.push_event(self.hello(seat, handoff_url), &self.latest);
+                self.conns.insert(
+                    id,
+                    Conn {
+                        seat,
+                        outbox: outbox.clone(),
+                    },
+                );
+                if let Some(seat) = seat {
+                    self.table.away_since[seat.index()] = None;
+                }
+                // The newcomer gets the state with itself counted; others hear of it shortly.
+                self.refresh();
+                outbox.push_state(self.latest.clone());
+                let _ = reply.send(Ok(id));
+            }
+            Command::Sync { conn, reply } => {
+                // Encoded afresh: the clocks in the last broadcast may be stale by now.
+                if let Some(outbox) = self.conns.get(conn).map(|c| c.outbox.clone()) {
+                    self.refresh();
+                    outbox.push_state(self.latest.clone());
+                }
+                let _ = reply.send(Ok(()));
+            }
+            Command::Disconnect { conn, reply } => {
+                if let Some(Conn {
+                    seat: Some(seat), ..
+                }) = self.conns.remove(conn)
+                    && !self.conns.connected(seat)
+                {
+                    self.table.away_since[seat.index()] = Some(now_ms());
+                }
+                let _ = reply.send(Ok(()));
+            }
+            Command::Abandon { reply } => {
+                let _ = reply.send(self.abandon(rooms).await);
+            }
+        }
+    }
+
+    /// A player's action: decided by the core, then executed. Answers a rematch with the
+    /// actor's seat in it, once it has started.
+    async fn act(
+        &mut self,
+        rooms: &Rooms,
+        actor: Actor,
+        action: Action,
+    ) -> Result<Option<SeatGrant>, RoomError> {
+        let seat = self.seat_for(actor)?;
+        let now = now_ms();
+        let ask = match action {
+            Action::Turn(text) => Ask::Turn { seat, text },
+            Action::End(ending) => Ask::End { seat, ending },
+            Action::Draw(action) => Ask::Draw { seat, action },
+            Action::Takeback(action) => Ask::Takeback { seat, action },
+            Action::Rematch => Ask::Rematch {
+                seat,
+                fresh: Fresh {
+                    id: secrets::new_id(now),
+                    secrets: [secrets::new_secret(), secrets::new_secret()],
+                },
+            },
+        };
+        let rematch = matches!(ask, Ask::Rematch { .. });
+        let plan = self.table.decide(ask, now)?;
+        self.execute(rooms, plan).await?;
+        Ok(rematch.then(|| self.table.rematch_seat(seat)).flatten())
+    }
+
+    /// The seat an actor holds, or why it holds none. A player acting over HTTP is there now,
+    /// as far as an absence claim is concerned.
+    fn seat_for(&mut self, actor: Actor) -> Result<crate::rules::Color, RoomError> {
+        let seat = match actor {
+            Actor::Seat(seat) => seat,
+            Actor::Secret(None) => return Err(RoomError::Unauthenticated),
+            Actor::Secret(Some(secret)) => self.table.seat_of_secret(&secret),
+        }
+        .ok_or(RoomError::NotSeated)?;
+        if let Some(since) = &mut self.table.away_since[seat.index()] {
+            *since = now_ms();
+        }
+        Ok(seat)
+    }
+
+    async fn join(&mut self, rooms: &Rooms) -> Result<SeatGrant, RoomError> {
+        let secret = secrets::new_secret();
+        let ask = Ask::Join {
+            hash: secrets::hash(&secret),
+        };
+        let plan = self.table.decide(ask, now_ms())?;
+        self.execute(rooms, plan).await?;
+        let color = self
+            .table
+            .seat_of_secret(&secret)
+            .ok_or(RoomError::SeatsTaken)?;
+        Ok(SeatGrant {
+            id: self.table.id.clone(),
+            color,
+            secret,
+        })
+    }
+
+    /// Ends an unfinished game as abandoned; false if it had ended (here or, as the store
+    /// said, elsewhere).
+    async fn abandon(&mut self, rooms: &Rooms) -> Result<bool, RoomError> {
+        let Some(plan) = self.table.decide(Ask::Abandon, now_ms())? else {
+            return Ok(false);
+        };
+        match self.execute(rooms, Some(plan)).await {
+            Ok(()) => Ok(true),
+            Err(e @ RoomError::Store(_)) => Err(e),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// Ends the game if its deadline has passed. True if it ended now.
+    async fn settle_time(&mut self, rooms: &Rooms) -> bool {
+        let Ok(Some(plan)) = self.table.decide(Ask::Expire, now_ms()) else {
+            return false;
+        };
+        match self.execute(rooms, Some(plan)).await {
+            Ok(()) => true,
+            Err(RoomError::Store(e)) => {
+                tracing::error!(game = %self.table.id, error = %e, "could not store the end on time");
+                self.retry_at = now_ms() + 1000;
+                false
+            }
+            // The store had the game ended already: the room has reloaded.
+            Err(_) => false,
+        }
+    }
+
+    /// Replaces the table with what the store holds (after losing a write to another server),
+    /// and pushes it to everyone.
+    async fn reload(&mut self, rooms: &Rooms) {
+        match load(rooms, &self.table.id).await {
+            Ok(mut fresh) => {
+                // What the store does not hold stays: who is away, and the new secrets of a
+                // rematch this room started.
+                fresh.away_since = self.table.away_since;
+                if let (Some((id, secrets)), Some((fresh_id, None))) =
+                    (self.table.rematch.take(), fresh.rematch.as_mut())
+                    && id == *fresh_id
+                {
+                    fresh.rematch = Some((id, secrets));
+                }
+                fresh.version = fresh.version.max(self.table.version + 1);
+                self.table = fresh;
+            }
+            Err(e) => tracing::error!(game = %self.table.id, error = %e, "reload failed"),
+        }
+        self.broadcast();
+    }
+}
