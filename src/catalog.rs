@@ -93,9 +93,19 @@ pub struct VariantInfo {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CatalogError {
     /// No variant with this slug.
-    UnknownVariant { slug: String, known: Vec<String> },
+    UnknownVariant {
+        /// The slug asked for.
+        slug: String,
+        /// The slugs there are.
+        known: Vec<String>,
+    },
     /// A variant file that does not parse.
-    File { name: String, message: String },
+    File {
+        /// The file's name.
+        name: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The options chosen are not the variant's.
     Variant(VariantError),
 }

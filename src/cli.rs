@@ -224,9 +224,14 @@ fn serve(config: Config) -> Result<(), CliError> {
         let listener = tokio::net::TcpListener::bind(config.bind)
             .await
             .map_err(|e| CliError::Input(format!("cannot listen on {}: {e}", config.bind)))?;
-        crate::server::run(listener, config, crate::server::signal())
-            .await
-            .map_err(|e| CliError::Input(e.to_string()))
+        // Boxed where it is spawned, as every long-lived task is: it holds the server's state.
+        Box::pin(crate::server::run(
+            listener,
+            config,
+            crate::server::signal(),
+        ))
+        .await
+        .map_err(|e| CliError::Input(e.to_string()))
     })
 }
 

@@ -12,22 +12,29 @@
 //! Both transports (HTTP and WebSocket) act through [`Action`]: one path for a turn, whichever
 //! way it came.
 
+mod action;
 mod clocks;
 mod command;
 mod conns;
 mod core;
+mod error;
 mod load;
+mod offers;
 pub mod outbox;
 pub mod secrets;
 mod task;
+#[cfg(test)]
+mod tests;
 mod view;
 
 use crate::catalog::{Catalog, CatalogError};
 use crate::clock::TimeControl;
-use crate::protocol::{ClientMessage, ErrorCode, GameState};
+use crate::protocol::GameState;
 use crate::rules::Color;
-use crate::store::{GameRow, Store, StoreError, StoredGame, WriteOp};
+use crate::store::{GameRow, Store, StoredGame, WriteOp};
+pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use command::{Answer, Command};
+pub use error::RoomError;
 use outbox::Outbox;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,149 +44,6 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-
-/// Why a room refused an action. The transports turn these into status codes and error
-/// messages, in one place each.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RoomError {
-    /// No game with this id.
-    #[error("no such game")]
-    NotFound,
-    /// An unknown variant, option or value.
-    #[error("{0}")]
-    BadVariant(String),
-    /// The action needs a seat secret and none was given.
-    #[error("this needs your seat's secret")]
-    Unauthenticated,
-    /// The secret is wrong, or the sender only watches.
-    #[error("only the seated players may do that")]
-    NotSeated,
-    /// Both seats are taken.
-    #[error("both seats are taken; you can watch")]
-    SeatsTaken,
-    /// A seat is still empty.
-    #[error("the game starts when both seats are taken")]
-    NotStarted,
-    /// It is the other player's turn.
-    #[error("it is not your turn")]
-    NotYourTurn,
-    /// The game has ended.
-    #[error("the game is over")]
-    GameOver,
-    /// The action is not allowed now; the reason in words.
-    #[error("{0}")]
-    NotAllowed(&'static str),
-    /// The turn is not notation.
-    #[error("{0}")]
-    BadNotation(String),
-    /// The turn breaks the rules; the reason in words.
-    #[error("illegal turn: {0}")]
-    Illegal(String),
-    /// Another server stored a different turn for this ply first; the room reloaded.
-    #[error("another turn was stored for this ply first; here is the game as it stands")]
-    Conflict,
-    /// The store failed; nothing changed.
-    #[error("the game could not be saved, nothing changed: {0}")]
-    Store(#[from] StoreError),
-    /// What the store holds for the game does not replay under the rules.
-    #[error("the stored game cannot be read: {0}")]
-    Unreadable(String),
-    /// The server is shutting down.
-    #[error("the server is restarting; reconnect shortly")]
-    Unavailable,
-}
-
-impl RoomError {
-    /// The protocol's word for this error.
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            RoomError::NotFound => ErrorCode::NotFound,
-            RoomError::BadVariant(_) => ErrorCode::BadVariant,
-            RoomError::Unauthenticated => ErrorCode::Unauthenticated,
-            RoomError::NotSeated => ErrorCode::NotSeated,
-            RoomError::SeatsTaken => ErrorCode::SeatsTaken,
-            RoomError::NotStarted => ErrorCode::NotStarted,
-            RoomError::NotYourTurn => ErrorCode::NotYourTurn,
-            RoomError::GameOver => ErrorCode::GameOver,
-            RoomError::NotAllowed(_) => ErrorCode::NotAllowed,
-            RoomError::BadNotation(_) => ErrorCode::BadNotation,
-            RoomError::Illegal(_) => ErrorCode::IllegalTurn,
-            RoomError::Conflict => ErrorCode::Conflict,
-            RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
-            RoomError::Unavailable => ErrorCode::Unavailable,
-        }
-    }
-}
-
-/// Who is acting.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Actor {
-    /// A connection already known to hold this seat (or none: a spectator).
-    Seat(Option<Color>),
-    /// Whoever presents this secret (HTTP with a bearer token); `None` if none was presented.
-    Secret(Option<String>),
-}
-
-/// An end a player can bring about off the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
-    /// The player gives up; the opponent wins.
-    Resign,
-    /// The game is called off before both players have moved; nobody wins.
-    Abort,
-    /// The opponent has been gone too long on their turn: the claimer wins.
-    ClaimWin,
-    /// The opponent has been gone too long on their turn: a draw.
-    ClaimDraw,
-}
-
-/// What a player does in a game: one for each client message that acts, whichever transport
-/// carried it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Action {
-    /// Play a turn written in notation.
-    Turn(String),
-    /// Resign, abort or claim the game.
-    End(Ending),
-    /// Offer, accept or decline a draw.
-    Draw(OfferAction),
-    /// Ask for, accept or decline a takeback.
-    Takeback(OfferAction),
-    /// Ask for a rematch after the end.
-    Rematch,
-}
-
-impl Action {
-    /// The action a client message asks for; `None` for the messages about the connection
-    /// itself (`sync`, `ping`).
-    pub fn of(message: ClientMessage) -> Option<Action> {
-        use ClientMessage as M;
-        Some(match message {
-            M::Move { turn } => Action::Turn(turn),
-            M::Resign => Action::End(Ending::Resign),
-            M::Abort => Action::End(Ending::Abort),
-            M::ClaimWin => Action::End(Ending::ClaimWin),
-            M::ClaimDraw => Action::End(Ending::ClaimDraw),
-            M::DrawOffer => Action::Draw(OfferAction::Offer),
-            M::DrawAccept => Action::Draw(OfferAction::Accept),
-            M::DrawDecline => Action::Draw(OfferAction::Decline),
-            M::TakebackOffer => Action::Takeback(OfferAction::Offer),
-            M::TakebackAccept => Action::Takeback(OfferAction::Accept),
-            M::TakebackDecline => Action::Takeback(OfferAction::Decline),
-            M::Rematch => Action::Rematch,
-            M::Sync | M::Ping => return None,
-        })
-    }
-}
-
-/// What an action waited on (over HTTP) is answered with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Acted {
-    /// The game after the action.
-    pub state: GameState,
-    /// For a rematch once started: the actor's seat in it.
-    pub rematch: Option<SeatGrant>,
-}
 
 /// The rooms' time, Unix milliseconds: the wall clock when first asked, advanced by tokio's
 /// clock from then on. Clocks, deadlines and stored times all read it, so that a test that
@@ -193,40 +57,6 @@ pub fn now_ms() -> i64 {
 /// The tokio instant of a moment in the rooms' time (now, if it has passed).
 fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - now_ms()).max(0) as u64)
-}
-
-/// What a player does about an offer (a draw, a takeback).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OfferAction {
-    /// Make one (for a draw, this accepts a pending offer of the opponent's).
-    Offer,
-    /// Accept the opponent's offer.
-    Accept,
-    /// Decline the opponent's offer.
-    Decline,
-}
-
-/// The colour the creator asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ColorChoice {
-    /// Play White.
-    White,
-    /// Play Black.
-    Black,
-    /// Toss a coin.
-    Random,
-}
-
-/// A seat handed out: the colour and its secret (shown once).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeatGrant {
-    /// The game.
-    pub id: String,
-    /// The seat.
-    pub color: Color,
-    /// The secret that acts for it.
-    pub secret: String,
 }
 
 /// A live connection to a room, returned by [`Rooms::connect`].
@@ -458,7 +288,7 @@ impl Rooms {
         let id = id.to_string();
         self.inner
             .tasks
-            .spawn(async move { task::run(rooms, id, generation, rx, seed).await });
+            .spawn(Box::pin(task::run(rooms, id, generation, rx, seed)));
         handle
     }
 

@@ -159,11 +159,19 @@ pub struct VariantSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum VariantError {
     /// The variant has no option with this key.
-    UnknownOption { variant: String, key: String },
+    UnknownOption {
+        /// The variant's slug.
+        variant: String,
+        /// The key asked for.
+        key: String,
+    },
     /// The option has no such value.
     UnknownValue {
+        /// The option's key.
         key: String,
+        /// The value asked for.
         value: String,
+        /// The values it has.
         allowed: Vec<String>,
     },
     /// The same option key twice in the variant file.

@@ -1,0 +1,78 @@
+//! Why a room refused something: one error for every command, turned into status and close
+//! codes by the transports, in one place each.
+
+use crate::protocol::ErrorCode;
+use crate::store::StoreError;
+
+/// Why a room refused an action. The transports turn these into status codes and error
+/// messages, in one place each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoomError {
+    /// No game with this id.
+    #[error("no such game")]
+    NotFound,
+    /// An unknown variant, option or value.
+    #[error("{0}")]
+    BadVariant(String),
+    /// The action needs a seat secret and none was given.
+    #[error("this needs your seat's secret")]
+    Unauthenticated,
+    /// The secret is wrong, or the sender only watches.
+    #[error("only the seated players may do that")]
+    NotSeated,
+    /// Both seats are taken.
+    #[error("both seats are taken; you can watch")]
+    SeatsTaken,
+    /// A seat is still empty.
+    #[error("the game starts when both seats are taken")]
+    NotStarted,
+    /// It is the other player's turn.
+    #[error("it is not your turn")]
+    NotYourTurn,
+    /// The game has ended.
+    #[error("the game is over")]
+    GameOver,
+    /// The action is not allowed now; the reason in words.
+    #[error("{0}")]
+    NotAllowed(&'static str),
+    /// The turn is not notation.
+    #[error("{0}")]
+    BadNotation(String),
+    /// The turn breaks the rules; the reason in words.
+    #[error("illegal turn: {0}")]
+    Illegal(String),
+    /// Another server stored a different turn for this ply first; the room reloaded.
+    #[error("another turn was stored for this ply first; here is the game as it stands")]
+    Conflict,
+    /// The store failed; nothing changed.
+    #[error("the game could not be saved, nothing changed: {0}")]
+    Store(#[from] StoreError),
+    /// What the store holds for the game does not replay under the rules.
+    #[error("the stored game cannot be read: {0}")]
+    Unreadable(String),
+    /// The server is shutting down.
+    #[error("the server is restarting; reconnect shortly")]
+    Unavailable,
+}
+
+impl RoomError {
+    /// The protocol's word for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            RoomError::NotFound => ErrorCode::NotFound,
+            RoomError::BadVariant(_) => ErrorCode::BadVariant,
+            RoomError::Unauthenticated => ErrorCode::Unauthenticated,
+            RoomError::NotSeated => ErrorCode::NotSeated,
+            RoomError::SeatsTaken => ErrorCode::SeatsTaken,
+            RoomError::NotStarted => ErrorCode::NotStarted,
+            RoomError::NotYourTurn => ErrorCode::NotYourTurn,
+            RoomError::GameOver => ErrorCode::GameOver,
+            RoomError::NotAllowed(_) => ErrorCode::NotAllowed,
+            RoomError::BadNotation(_) => ErrorCode::BadNotation,
+            RoomError::Illegal(_) => ErrorCode::IllegalTurn,
+            RoomError::Conflict => ErrorCode::Conflict,
+            RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
+            RoomError::Unavailable => ErrorCode::Unavailable,
+        }
+    }
+}

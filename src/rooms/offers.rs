@@ -1,0 +1,185 @@
+//! Offers, part of the decision core: draws, takebacks and rematches, each stored before it
+//! shows and lapsing when the game moves on.
+
+use super::RoomError;
+use super::core::{Change, Fresh, Plan, Table, clock_row};
+use super::{OfferAction, SeatGrant, secrets};
+use crate::protocol::Status;
+use crate::rules::{Color, Game, Outcome, Termination};
+use crate::store::{GameRow, OfferKind, WriteOp};
+
+impl Table {
+    /// A plan to store an offer (or its end) before it shows.
+    fn offer(&self, kind: OfferKind, offer: Option<(Color, usize)>, now: i64) -> Plan {
+        Plan {
+            op: WriteOp::SetOffer {
+                id: self.id.clone(),
+                kind,
+                by: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
+                at: now,
+            },
+            change: Change::Offer { kind, offer },
+            lost: RoomError::GameOver,
+        }
+    }
+
+    /// Who made an offer that still stands: made at the current ply, in a game that is on.
+    fn standing(&self, offer: Option<(Color, usize)>) -> Option<Color> {
+        offer
+            .filter(|&(_, ply)| ply == self.plies() && self.status == Status::Playing)
+            .map(|(by, _)| by)
+    }
+
+    /// The side whose draw offer stands.
+    pub fn pending_draw(&self) -> Option<Color> {
+        self.standing(self.draw_offer)
+    }
+
+    /// The side whose takeback request stands.
+    pub fn pending_takeback(&self) -> Option<Color> {
+        self.standing(self.takeback_offer)
+    }
+
+    pub(super) fn draw(
+        &self,
+        seat: Color,
+        action: OfferAction,
+        now: i64,
+    ) -> Result<Option<Plan>, RoomError> {
+        self.in_play()?;
+        let pending = self.pending_draw();
+        let from_opponent = pending == Some(seat.opponent());
+        match action {
+            OfferAction::Accept | OfferAction::Offer if from_opponent => {
+                return Ok(Some(
+                    self.finish(Outcome::draw(Termination::Agreement), now),
+                ));
+            }
+            OfferAction::Accept | OfferAction::Decline if !from_opponent => {
+                return Err(RoomError::NotAllowed("there is no draw offer to answer"));
+            }
+            OfferAction::Offer if pending == Some(seat) => {
+                return Err(RoomError::NotAllowed(
+                    "your draw offer is already on the table",
+                ));
+            }
+            _ => {}
+        }
+        let offer = (action == OfferAction::Offer).then(|| (seat, self.plies()));
+        Ok(Some(self.offer(OfferKind::Draw, offer, now)))
+    }
+
+    /// A takeback: asked for by one player, accepted or declined by the other. Accepting undoes
+    /// the last turn or two, so that the asker is to move again.
+    pub(super) fn takeback(
+        &self,
+        seat: Color,
+        action: OfferAction,
+        now: i64,
+    ) -> Result<Plan, RoomError> {
+        self.in_play()?;
+        let plies = self.plies();
+        let pending = self.pending_takeback();
+        match action {
+            OfferAction::Offer => {
+                // The asker's own last turn must exist: White's first turn is ply 0.
+                if plies <= usize::from(seat == Color::Black) {
+                    return Err(RoomError::NotAllowed("you have no turn to take back"));
+                }
+                if pending.is_some() {
+                    return Err(RoomError::NotAllowed(
+                        "a takeback request is already pending",
+                    ));
+                }
+                Ok(self.offer(OfferKind::Takeback, Some((seat, plies)), now))
+            }
+            OfferAction::Decline if pending == Some(seat.opponent()) => {
+                Ok(self.offer(OfferKind::Takeback, None, now))
+            }
+            OfferAction::Accept if pending == Some(seat.opponent()) => {
+                let asker = seat.opponent();
+                // Undo until the asker is to move again, having taken back its own last turn.
+                let undo = if self.game.to_move() == asker { 2 } else { 1 };
+                let keep = plies.saturating_sub(undo);
+                let variant = self.game.variant().clone();
+                let start = *self.game.start();
+                let game = Game::replay(variant, Some(start), &self.game.turn_strings()[..keep])
+                    .map_err(|e| RoomError::Unreadable(e.to_string()))?;
+                // Time spent is not given back: the clocks stop where they stand, and the
+                // asker's runs again from now.
+                let clock = self.stopped_clock(now);
+                Ok(Plan {
+                    op: WriteOp::TakeBack {
+                        id: self.id.clone(),
+                        from_ply: keep as i64,
+                        at: now,
+                        clock: clock.as_ref().map(clock_row),
+                    },
+                    change: Change::TakeBack {
+                        game: Box::new(game),
+                        clock,
+                    },
+                    lost: RoomError::GameOver,
+                })
+            }
+            OfferAction::Accept | OfferAction::Decline => Err(RoomError::NotAllowed(
+                "there is no takeback request to answer",
+            )),
+        }
+    }
+
+    /// A rematch: offered by one player, started when the other asks too, with colours swapped.
+    /// Asked again once started, it changes nothing (the shell hands the seat out again).
+    pub(super) fn rematch(
+        &self,
+        seat: Color,
+        fresh: Fresh,
+        now: i64,
+    ) -> Result<Option<Plan>, RoomError> {
+        if self.status != Status::Finished {
+            return Err(RoomError::NotAllowed(
+                "a rematch comes after the end of the game",
+            ));
+        }
+        if self.rematch.is_some() || self.rematch_offer == Some(seat) {
+            return Ok(None);
+        }
+        if self.rematch_offer != Some(seat.opponent()) {
+            return Ok(Some(self.offer(OfferKind::Rematch, Some((seat, 0)), now)));
+        }
+        // This game's White plays Black in the rematch, and the other way round.
+        let variant = self.game.variant();
+        let row = GameRow {
+            id: fresh.id.clone(),
+            variant: variant.slug().to_string(),
+            options: variant.options_string(),
+            time_control: self.control.to_string(),
+            white_secret_hash: Some(secrets::hash(&fresh.secrets[Color::Black.index()])),
+            black_secret_hash: Some(secrets::hash(&fresh.secrets[Color::White.index()])),
+            status: Status::Playing.as_str().into(),
+            created_at: now,
+            updated_at: now,
+            version: 2,
+            clock: self.start_clock(now).as_ref().map(clock_row),
+            ..Default::default()
+        };
+        Ok(Some(Plan {
+            op: WriteOp::StartRematch {
+                id: self.id.clone(),
+                game: Box::new(row),
+            },
+            change: Change::Rematch(fresh),
+            lost: RoomError::Conflict,
+        }))
+    }
+
+    /// `seat`'s seat in the rematch, where this room started it (it alone knows the secrets).
+    pub fn rematch_seat(&self, seat: Color) -> Option<SeatGrant> {
+        let (id, secrets) = self.rematch.as_ref()?;
+        Some(SeatGrant {
+            id: id.clone(),
+            color: seat.opponent(),
+            secret: secrets.as_ref()?[seat.index()].clone(),
+        })
+    }
+}

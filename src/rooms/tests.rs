@@ -1,0 +1,278 @@
+//! The decision core, tested without a store, a socket or a clock: each ask decided at a given
+//! time, and applied as the shell does once the store accepts the write.
+
+use super::core::{Ask, Fresh, Table};
+use super::{Ending, OfferAction, RoomError, secrets};
+use crate::catalog::Catalog;
+use crate::clock::{Clock, TimeControl};
+use crate::protocol::Status;
+use crate::rules::{Color, Game, Stale, Termination};
+use crate::store::WriteOp;
+use std::collections::BTreeMap;
+
+const T0: i64 = 1_000_000;
+
+/// A Six Men's Morris table with both seats taken, untimed, nobody away.
+fn table(control: TimeControl) -> Table {
+    let variant = Catalog::builtin()
+        .configure("six-mens-morris", &BTreeMap::new())
+        .unwrap();
+    Table {
+        id: "game".into(),
+        game: Game::new(variant),
+        seats: [Some(secrets::hash("w")), Some(secrets::hash("b"))],
+        status: Status::Playing,
+        version: 2,
+        control,
+        clock: control.is_timed().then(|| Clock::start(control, T0)),
+        away_since: [None, None],
+        absence_ms: Some(30_000),
+        draw_offer: None,
+        takeback_offer: None,
+        rematch_offer: None,
+        rematch: None,
+    }
+}
+
+/// Decides and applies, as the shell does when the store accepts every write.
+fn act(table: &mut Table, ask: Ask, now: i64) -> Result<(), RoomError> {
+    if let Some(plan) = table.decide(ask, now)? {
+        table.apply(plan.change).unwrap();
+    }
+    Ok(())
+}
+
+fn turn(seat: Color, text: &str) -> Ask {
+    Ask::Turn {
+        seat,
+        text: text.into(),
+    }
+}
+
+fn fresh() -> Fresh {
+    Fresh {
+        id: "next".into(),
+        secrets: ["w2".into(), "b2".into()],
+    }
+}
+
+#[test]
+fn a_turn_is_a_plan_to_store_and_changes_nothing_until_applied() {
+    let table = table(TimeControl::Untimed);
+    let plan = table
+        .decide(turn(Color::White, " a1 "), T0)
+        .unwrap()
+        .unwrap();
+    match &plan.op {
+        WriteOp::AppendTurn {
+            ply, notation, end, ..
+        } => assert_eq!((*ply, notation.as_str(), end), (0, "a1", &None)),
+        other => panic!("not a turn: {other:?}"),
+    }
+    assert_eq!(plan.lost, RoomError::Conflict);
+    assert!(table.game.turns().is_empty(), "deciding changes nothing");
+    let mut table = table;
+    table.apply(plan.change).unwrap();
+    assert_eq!(table.game.turn_strings(), ["a1"]);
+}
+
+#[test]
+fn turns_are_refused_for_the_right_reasons() {
+    let mut table = table(TimeControl::Untimed);
+    assert_eq!(
+        table.decide(turn(Color::Black, "a1"), T0).unwrap_err(),
+        RoomError::NotYourTurn
+    );
+    assert!(matches!(
+        table.decide(turn(Color::White, "zz"), T0),
+        Err(RoomError::BadNotation(_))
+    ));
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    assert!(matches!(
+        table.decide(turn(Color::Black, "a1"), T0),
+        Err(RoomError::Illegal(_))
+    ));
+    table.status = Status::Waiting;
+    assert_eq!(
+        table.decide(turn(Color::Black, "b2"), T0).unwrap_err(),
+        RoomError::NotStarted
+    );
+}
+
+#[test]
+fn a_stale_plan_is_refused_when_applied() {
+    let mut table = table(TimeControl::Untimed);
+    let first = table.decide(turn(Color::White, "a1"), T0).unwrap().unwrap();
+    let again = table.decide(turn(Color::White, "a3"), T0).unwrap().unwrap();
+    table.apply(first.change).unwrap();
+    assert_eq!(table.apply(again.change), Err(Stale));
+    assert_eq!(table.game.turn_strings(), ["a1"]);
+}
+
+#[test]
+fn resigning_aborting_and_claiming() {
+    let mut table = table(TimeControl::Untimed);
+    let abort = Ask::End {
+        seat: Color::Black,
+        ending: Ending::Abort,
+    };
+    assert!(table.decide(abort, T0).is_ok(), "before both have moved");
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    act(&mut table, turn(Color::Black, "b2"), T0).unwrap();
+    let abort = Ask::End {
+        seat: Color::Black,
+        ending: Ending::Abort,
+    };
+    assert!(matches!(
+        table.decide(abort, T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+    // White is to move; gone since T0, Black may claim 30 s later, not before.
+    table.away_since[Color::White.index()] = Some(T0);
+    let claim = |seat| Ask::End {
+        seat,
+        ending: Ending::ClaimWin,
+    };
+    assert!(matches!(
+        table.decide(claim(Color::Black), T0 + 29_999),
+        Err(RoomError::NotAllowed(_))
+    ));
+    assert!(matches!(
+        table.decide(claim(Color::White), T0 + 30_000),
+        Err(RoomError::NotAllowed(_))
+    ));
+    act(&mut table, claim(Color::Black), T0 + 30_000).unwrap();
+    let outcome = table.game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.termination, table.status),
+        (
+            Some(Color::Black),
+            Termination::Abandonment,
+            Status::Finished
+        )
+    );
+    let resign = Ask::End {
+        seat: Color::White,
+        ending: Ending::Resign,
+    };
+    assert_eq!(table.decide(resign, T0).unwrap_err(), RoomError::GameOver);
+}
+
+#[test]
+fn a_draw_offer_stands_until_the_next_turn_and_accepting_ends_the_game() {
+    let mut table = table(TimeControl::Untimed);
+    let draw = |seat, action| Ask::Draw { seat, action };
+    act(&mut table, draw(Color::White, OfferAction::Offer), T0).unwrap();
+    assert_eq!(table.pending_draw(), Some(Color::White));
+    assert!(matches!(
+        table.decide(draw(Color::White, OfferAction::Offer), T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    assert_eq!(table.pending_draw(), None, "lapsed with the turn");
+    act(&mut table, draw(Color::Black, OfferAction::Offer), T0).unwrap();
+    act(&mut table, draw(Color::White, OfferAction::Accept), T0).unwrap();
+    assert_eq!(
+        table.game.outcome().map(|o| o.termination),
+        Some(Termination::Agreement)
+    );
+}
+
+#[test]
+fn an_accepted_takeback_gives_the_asker_the_move_again() {
+    let mut table = table(TimeControl::Untimed);
+    let takeback = |seat, action| Ask::Takeback { seat, action };
+    assert!(matches!(
+        table.decide(takeback(Color::White, OfferAction::Offer), T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+    for (seat, t) in [
+        (Color::White, "a1"),
+        (Color::Black, "b2"),
+        (Color::White, "d2"),
+    ] {
+        act(&mut table, turn(seat, t), T0).unwrap();
+    }
+    act(&mut table, takeback(Color::Black, OfferAction::Offer), T0).unwrap();
+    let plan = table
+        .decide(takeback(Color::White, OfferAction::Accept), T0)
+        .unwrap()
+        .unwrap();
+    assert!(matches!(plan.op, WriteOp::TakeBack { from_ply: 1, .. }));
+    table.apply(plan.change).unwrap();
+    assert_eq!(table.game.turn_strings(), ["a1"]);
+    assert_eq!(table.game.to_move(), Color::Black);
+    assert_eq!(table.pending_takeback(), None);
+}
+
+#[test]
+fn a_rematch_starts_when_both_ask_with_colours_swapped() {
+    let mut table = table(TimeControl::Untimed);
+    let rematch = |seat| Ask::Rematch {
+        seat,
+        fresh: fresh(),
+    };
+    assert!(matches!(
+        table.decide(rematch(Color::White), T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+    act(
+        &mut table,
+        Ask::End {
+            seat: Color::White,
+            ending: Ending::Resign,
+        },
+        T0,
+    )
+    .unwrap();
+    act(&mut table, rematch(Color::White), T0).unwrap();
+    assert_eq!(table.rematch_offer, Some(Color::White));
+    assert!(
+        table.decide(rematch(Color::White), T0).unwrap().is_none(),
+        "asking twice stores nothing"
+    );
+    let plan = table.decide(rematch(Color::Black), T0).unwrap().unwrap();
+    let WriteOp::StartRematch { game, .. } = &plan.op else {
+        panic!("not a rematch: {:?}", plan.op);
+    };
+    // This game's White ("w2") sits as Black in the new one.
+    assert_eq!(game.black_secret_hash, Some(secrets::hash("w2")));
+    table.apply(plan.change).unwrap();
+    let seat = table.rematch_seat(Color::White).unwrap();
+    assert_eq!((seat.id.as_str(), seat.color), ("next", Color::Black));
+    assert_eq!(seat.secret, "w2");
+}
+
+#[test]
+fn the_second_seat_starts_the_game_and_its_clocks() {
+    let mut table = table(TimeControl::parse("3+2").unwrap());
+    table.status = Status::Waiting;
+    table.seats[Color::Black.index()] = None;
+    table.clock = None;
+    act(&mut table, Ask::Join { hash: "h".into() }, T0 + 5).unwrap();
+    assert_eq!(table.status, Status::Playing);
+    assert_eq!(table.clock.map(|c| c.since), Some(T0 + 5));
+    assert_eq!(
+        table
+            .decide(Ask::Join { hash: "x".into() }, T0)
+            .unwrap_err(),
+        RoomError::SeatsTaken
+    );
+}
+
+#[test]
+fn a_flag_falls_at_the_deadline_not_when_it_is_noticed() {
+    let mut table = table(TimeControl::parse("1+0").unwrap());
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    act(&mut table, turn(Color::Black, "b2"), T0 + 1_000).unwrap();
+    assert!(table.decide(Ask::Expire, T0 + 60_999).unwrap().is_none());
+    let plan = table.decide(Ask::Expire, T0 + 90_000).unwrap().unwrap();
+    assert!(matches!(plan.op, WriteOp::Finish { at, .. } if at == T0 + 61_000));
+    table.apply(plan.change).unwrap();
+    let outcome = table.game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.termination),
+        (Some(Color::Black), Termination::Time)
+    );
+    assert_eq!(table.clock.unwrap().left[Color::White.index()], 0);
+}
