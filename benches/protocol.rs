@@ -1,10 +1,10 @@
-//! Criterion bench of what every turn costs the server besides the database: building the whole
-//! state of a mid-game Nine Men's Morris position (legal turns included) and encoding it as the
-//! JSON text frame that every connection receives.
+//! Criterion bench of what every turn costs the server besides the database: building the
+//! snapshot of a mid-game Nine Men's Morris position (legal turns included) and encoding it as
+//! the `update` every connection receives; and the whole state a connection gets when it joins.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use merels::catalog::Catalog;
-use merels::protocol::{SeatView, Sides, StateView, Status};
+use merels::protocol::{GameState, SeatView, ServerMessage, Sides, Snapshot, Status};
 use merels::rules::Game;
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -21,19 +21,19 @@ fn encode_state(c: &mut Criterion) {
         taken: true,
         connected: true,
     });
-    c.bench_function("state of a mid-game position, built and encoded", |b| {
-        b.iter(|| {
-            let state = StateView::new(
-                "Yl8AoFa933AQfZ2xk3vB7w",
-                21,
-                black_box(&game),
-                Status::Playing,
-                seats,
-                2,
-            );
-            black_box(state.to_json())
-        })
+    let snapshot = || Snapshot::new(21, black_box(&game), Status::Playing, seats, 2);
+    c.bench_function("update of a mid-game position, built and encoded", |b| {
+        b.iter(|| black_box(ServerMessage::Update(Box::new(snapshot())).to_json()))
     });
+    c.bench_function(
+        "whole state of a mid-game position, built and encoded",
+        |b| {
+            b.iter(|| {
+                let state = GameState::new("Yl8AoFa933AQfZ2xk3vB7w", &game, snapshot());
+                black_box(ServerMessage::State(Box::new(state)).to_json())
+            })
+        },
+    );
 }
 
 criterion_group!(benches, encode_state);

@@ -2,12 +2,16 @@
 //! matter (what the engine needs, plus what pages show) above a Markdown rules page.
 //!
 //! Parsing lives here rather than in `rules`, which knows only serde: this module turns the text
-//! of a file into a [`VariantSpec`] and the page's metadata.
+//! of a file into a [`VariantSpec`] and the page's metadata. It also gives each board to clients
+//! as data to draw ([`Geometry`]), encoded once per kind of board.
 
+use crate::rules::board::points;
 use crate::rules::{
-    BoardSpec, Game, Record, ReplayError, Rules, TableOption, Variant, VariantError, VariantSpec,
+    Board, BoardSpec, Game, Record, ReplayError, Rules, TableOption, Variant, VariantError,
+    VariantSpec,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -208,6 +212,9 @@ pub struct Catalog {
     /// choices that get here have been checked, so there are as many entries as combinations of
     /// valid options, at most.
     configured: Mutex<HashMap<Configuration, Arc<Variant>>>,
+    /// Each kind of board's [`Geometry`] as JSON, made once: every connection's `hello`
+    /// carries it. A board is generated from its spec, so the spec names it (a few at most).
+    boards: Mutex<HashMap<BoardSpec, Arc<RawValue>>>,
 }
 
 impl Catalog {
@@ -232,6 +239,7 @@ impl Catalog {
         Ok(Catalog {
             variants,
             configured: Mutex::default(),
+            boards: Mutex::default(),
         })
     }
 
@@ -255,6 +263,18 @@ impl Catalog {
     pub fn builtin() -> &'static Catalog {
         static CATALOG: OnceLock<Catalog> = OnceLock::new();
         CATALOG.get_or_init(|| Catalog::embedded().expect("embedded variant files are valid"))
+    }
+
+    /// The geometry of `board` as JSON, encoded once per kind of board.
+    pub fn board_json(&self, board: &Board) -> Arc<RawValue> {
+        let mut boards = self.boards.lock().unwrap_or_else(|e| e.into_inner());
+        boards
+            .entry(board.spec())
+            .or_insert_with(|| {
+                let json = serde_json::value::to_raw_value(&Geometry::of(board));
+                Arc::from(json.expect("a geometry serializes"))
+            })
+            .clone()
     }
 
     /// Every variant in catalog order.
@@ -357,5 +377,59 @@ impl From<CatalogError> for RecordError {
 impl From<ReplayError> for RecordError {
     fn from(e: ReplayError) -> Self {
         RecordError::Replay(e)
+    }
+}
+
+/// A point of the board as a client draws it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeometryPoint {
+    /// Its name, such as `d6`.
+    pub name: String,
+    /// Column on the grid, from the left, starting at 0.
+    pub x: u8,
+    /// Row on the grid, from the bottom, starting at 0.
+    pub y: u8,
+}
+
+/// A board as data, enough to draw it: the points with grid positions and the lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Geometry {
+    /// Points per side of the grid (3, 5 or 7).
+    pub size: u8,
+    /// Every point.
+    pub points: Vec<GeometryPoint>,
+    /// The lines to draw, each a straight run of points named.
+    pub lines: Vec<Vec<String>>,
+    /// Every mill, as three points.
+    pub mills: Vec<Vec<String>>,
+}
+
+impl Geometry {
+    /// The geometry of a generated board.
+    pub fn of(board: &Board) -> Geometry {
+        let name = |p| board.name(p).to_string();
+        Geometry {
+            size: board.size(),
+            points: points(board.all())
+                .map(|p| {
+                    let (x, y) = board.coord(p);
+                    GeometryPoint {
+                        name: name(p),
+                        x,
+                        y,
+                    }
+                })
+                .collect(),
+            lines: board
+                .lines()
+                .iter()
+                .map(|l| l.iter().map(|&p| name(p)).collect())
+                .collect(),
+            mills: board
+                .mills()
+                .iter()
+                .map(|&m| points(m).map(name).collect())
+                .collect(),
+        }
     }
 }

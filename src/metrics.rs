@@ -47,6 +47,9 @@ pub struct Metrics {
     pub batch_size: Histogram,
     /// Abuse limits hit, by limit.
     pub limits: Family<Kind, Counter>,
+    /// Messages a slow connection skipped: its queue was full, and the whole state replaced
+    /// them.
+    pub messages_skipped: Counter,
 }
 
 impl Default for Metrics {
@@ -70,6 +73,7 @@ impl Metrics {
             commit_latency: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
             batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 11)),
             limits: Family::default(),
+            messages_skipped: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -111,6 +115,11 @@ impl Metrics {
             "limit_violations",
             "Abuse limits hit, by limit",
             m.limits.clone(),
+        );
+        registry.register(
+            "messages_skipped",
+            "Messages a slow connection skipped, replaced by the whole state",
+            m.messages_skipped.clone(),
         );
         Metrics { registry, ..m }
     }

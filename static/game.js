@@ -1,6 +1,8 @@
-// The game page: connects to the game's WebSocket, draws every state the server sends, and
+// The game page: connects to the game's WebSocket, draws the game as the server sends it, and
 // sends the player's choice. The server owns the rules: what may be clicked comes from the legal
-// turns in each state, and nothing is played until the server has stored it.
+// turns it sends (in their parts, so nothing here parses notation), and nothing is played until
+// the server has stored it. The whole game comes once (`state`); each change after is an
+// `update` that says where the game stands, merged in here.
 
 import { Board } from './board.js';
 
@@ -28,7 +30,7 @@ let hello = null;
 let state = null;
 let board = null;
 let selected = null; // a man chosen to move
-let pending = null; // a move that closes a mill, waiting for the man to remove
+let pending = null; // a move that closes a mill ({from, to}), waiting for the man to remove
 let triedJoin = false;
 let retry = 0;
 let lastAnnounced = null;
@@ -81,13 +83,18 @@ function receive(msg) {
       }
       break;
     case 'state':
-      if (state && msg.version < state.version && msg.turns.length < state.turns.length) break;
+      if (state && msg.version < state.version) break;
       state = msg;
-      receivedAt = performance.now();
-      if (pending && !state.legal.some((t) => t.startsWith(`${pending}x`))) pending = null;
-      if (selected && !isMine(selected)) selected = null;
-      render();
-      maybeJoin();
+      arrived();
+      break;
+    case 'update':
+      if (!state || msg.version < state.version) break;
+      if (!merge(msg)) {
+        // A change was skipped: ask for the whole game again.
+        socket.send(JSON.stringify({ type: 'sync' }));
+        break;
+      }
+      arrived();
       break;
     case 'rematch':
       // Players go to their new seat; spectators are offered the new game.
@@ -110,6 +117,27 @@ function receive(msg) {
   }
 }
 
+// Applies an update: the turn list grows by the last turn, or is cut after a takeback; the rest
+// is replaced. False if the update does not follow from the state held (one was skipped).
+function merge(update) {
+  const next = update.version === state.version + 1;
+  if (update.version > state.version + 1) return false;
+  if (next && update.plies === state.turns.length + 1) state.turns.push(update.last_turn.turn);
+  else if (update.plies <= state.turns.length) state.turns.length = update.plies;
+  else return false;
+  const { type, ...now } = update;
+  Object.assign(state, now);
+  return true;
+}
+
+function arrived() {
+  receivedAt = performance.now();
+  if (pending && !turns().some((t) => sameMove(t, pending) && t.remove)) pending = null;
+  if (selected && !isMine(selected)) selected = null;
+  render();
+  maybeJoin();
+}
+
 // A visitor without a seat takes the empty one on opening the page. It happens here, in the
 // page, so that link previews and crawlers never take a seat.
 async function maybeJoin() {
@@ -119,13 +147,15 @@ async function maybeJoin() {
   if (res.ok) socket.close(4000, 'seated: reconnecting with the seat');
 }
 
-function parsePosition(text) {
-  const [white, black] = text.split(' ');
+// The men on a board ({white: [points], black: [points]}) as a map from point to side.
+function menAt(sides) {
   const men = new Map();
-  for (const [field, who] of [[white, 'white'], [black, 'black']]) {
-    if (field !== '-') for (const p of field.split(',')) men.set(p, who);
-  }
+  for (const who of ['white', 'black']) for (const p of sides[who]) men.set(p, who);
   return men;
+}
+
+function sameMove(a, b) {
+  return (a.from || null) === (b.from || null) && a.to === b.to;
 }
 
 function myTurn() {
@@ -133,17 +163,12 @@ function myTurn() {
 }
 
 function isMine(point) {
-  return hello && hello.seat && parsePosition(state.position).get(point) === hello.seat;
+  return hello && hello.seat && menAt(state.men).get(point) === hello.seat;
 }
 
-// The legal turns split into their parts: {text, from, to, remove}.
+// The legal turns of this player, in their parts: {turn, from, to, remove}.
 function turns() {
-  if (!myTurn()) return [];
-  return state.legal.map((text) => {
-    const [move, remove] = text.split('x');
-    const [a, b] = move.split('-');
-    return b ? { text, move, from: a, to: b, remove } : { text, move, from: null, to: a, remove };
-  });
+  return myTurn() ? state.legal : [];
 }
 
 function targets() {
@@ -159,17 +184,17 @@ function activate(point) {
   const all = turns();
   if (!all.length) return;
   if (pending) {
-    const t = all.find((x) => x.move === pending && x.remove === point);
-    if (t) send(t.text);
+    const t = all.find((x) => sameMove(x, pending) && x.remove === point);
+    if (t) send(t.turn);
     return;
   }
   const chosen = selected
     ? all.filter((t) => t.from === selected && t.to === point)
     : all.filter((t) => !t.from && t.to === point);
   if (chosen.length === 1 && !chosen[0].remove) {
-    send(chosen[0].text);
+    send(chosen[0].turn);
   } else if (chosen.length > 0) {
-    pending = chosen[0].move;
+    pending = { from: chosen[0].from, to: chosen[0].to };
     announce('A mill! Choose a man to remove.');
   } else if (point === selected) {
     selected = null;
@@ -207,34 +232,41 @@ function announce(text) {
 }
 
 function describe(turn, color) {
-  const [move, remove] = turn.split('x');
-  const [a, b] = move.split('-');
-  let text = b ? `${color} moved ${a} to ${b}` : `${color} placed on ${a}`;
-  if (remove) text += `, removing ${remove}`;
+  let text = turn.from ? `${color} moved ${turn.from} to ${turn.to}` : `${color} placed on ${turn.to}`;
+  if (turn.remove) text += `, removing ${turn.remove}`;
   return text;
+}
+
+// The points a replayed turn moved a man between: where the mover's men differ on the two
+// boards around it (a man it removed is the other side's).
+function moved(before, after, mover) {
+  const a = new Set(before[mover]);
+  const b = new Set(after[mover]);
+  return new Set([...a, ...b].filter((p) => !(a.has(p) && b.has(p))));
 }
 
 function render() {
   if (!state || !board) return;
   // A finished game is a replay: the board shows the position after `view` turns.
-  const replay = state.status === 'finished' && Array.isArray(state.positions);
+  const replay = state.status === 'finished' && Array.isArray(state.boards);
   if (replay && (view === null || view > state.turns.length)) view = state.turns.length;
   const atEnd = !replay || view === state.turns.length;
-  const men = parsePosition(replay ? state.positions[view] : state.position);
-  const lastTurn = replay ? (view > 0 ? state.turns[view - 1] : null) : state.last_turn;
+  const men = menAt(replay ? state.boards[view] : state.men);
   const removable = new Set();
   if (pending) {
-    for (const t of turns()) if (t.move === pending && t.remove) removable.add(t.remove);
+    for (const t of turns()) if (sameMove(t, pending) && t.remove) removable.add(t.remove);
   }
-  const last = new Set();
-  if (lastTurn) {
-    const [move] = lastTurn.split('x');
-    for (const p of move.split('-')) last.add(p);
+  let last = new Set();
+  if (replay && view > 0) {
+    last = moved(state.boards[view - 1], state.boards[view], view % 2 === 1 ? 'white' : 'black');
+  } else if (!replay && state.last_turn) {
+    const t = state.last_turn;
+    last = new Set([t.from, t.to].filter(Boolean));
   }
   const mills = new Set(atEnd ? state.fresh_mills.flat() : []);
   board.show(men, {
     targets: targets(),
-    selected: new Set(selected ? [selected] : pending ? [pending.split('-').pop()] : []),
+    selected: new Set(selected ? [selected] : pending ? [pending.to] : []),
     removable,
     last,
     mill: mills,

@@ -25,7 +25,7 @@ async fn a_resignation_ends_the_game_for_everyone_and_survives_a_restart() {
     ws_black.send_json(json!({"type": "resign"})).await;
     for ws in [&mut ws_white, &mut ws_black, &mut watcher] {
         loop {
-            let s = ws.next_of("state").await;
+            let s = ws.next_state().await;
             if s["status"] == "finished" {
                 assert_eq!(s["termination"], "resignation");
                 assert_eq!(s["winner"], "white");
@@ -147,7 +147,7 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
     // An offer is pushed to everyone, and declined.
     ws_white.send_json(json!({"type": "draw_offer"})).await;
     loop {
-        if watcher.next_of("state").await["draw_offer"] == "white" {
+        if watcher.next_state().await["draw_offer"] == "white" {
             break;
         }
     }
@@ -155,7 +155,7 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
     assert_eq!(ws_white.next_of("error").await["code"], "not_allowed");
     ws_black.send_json(json!({"type": "draw_decline"})).await;
     loop {
-        if ws_white.next_of("state").await["draw_offer"].is_null() {
+        if ws_white.next_state().await["draw_offer"].is_null() {
             break;
         }
     }
@@ -321,7 +321,7 @@ async fn a_takeback_undoes_turns_until_the_asker_is_to_move() {
     // Black is to move again.
     ws_black.send_json(json!({"type": "takeback_offer"})).await;
     loop {
-        if ws_black.next_of("state").await["takeback_offer"] == "black" {
+        if ws_black.next_state().await["takeback_offer"] == "black" {
             break;
         }
     }

@@ -296,7 +296,7 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
             count(&watcher, ".point.black").await as u64,
             on_board["black"].as_u64().unwrap()
         );
-        if let Some(last) = state["last_turn"].as_str() {
+        if let Some(last) = state["last_turn"]["turn"].as_str() {
             assert!(text(&watcher, "#turns").await.contains(last));
         }
         if state["status"] == "finished" {

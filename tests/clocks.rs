@@ -127,7 +127,12 @@ impl Table {
     /// Plays the first legal turn for `color`.
     async fn play(&self, color: Color) -> Result<GameState, RoomError> {
         let state = self.state().await;
-        let turn = state.legal.first().cloned().unwrap_or_default();
+        let turn = state
+            .now
+            .legal
+            .first()
+            .map(|t| t.turn.clone())
+            .unwrap_or_default();
         self.act(self.actor(color), Action::Turn(turn.to_string()))
             .await
     }
@@ -169,7 +174,7 @@ async fn pushed(outbox: &Outbox, done: impl Fn(&Value) -> bool) -> Value {
 }
 
 fn clock_of(state: &GameState) -> (i64, i64, Option<Color>) {
-    let c = state.clock.expect("a timed game shows its clocks");
+    let c = state.now.clock.expect("a timed game shows its clocks");
     (c.white_ms, c.black_ms, c.running)
 }
 
@@ -194,7 +199,7 @@ async fn a_flag_falls_on_tokios_paused_clock() {
 
     // Black lets the clock run out. Nobody sends anything: the server's own timer ends it.
     advance(Duration::from_secs(59)).await;
-    assert_eq!(table.state().await.status, Status::Playing);
+    assert_eq!(table.state().await.now.status, Status::Playing);
     advance(Duration::from_secs(2)).await;
     let ended = pushed(&watcher, |s| s["status"] == "finished").await;
     assert_eq!(ended["termination"], "time");
@@ -225,7 +230,7 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
     let table = Table::new("3+2", RoomsConfig::default()).await;
     let (watcher, _) = table.watch(None).await;
     pause();
-    let clock = table.state().await.clock.unwrap();
+    let clock = table.state().await.now.clock.unwrap();
     assert_eq!(clock.running, None, "no clock runs before both have moved");
     assert!(clock.first_move_ms.unwrap() > 29_000);
     advance(Duration::from_millis(FIRST_MOVE_MS as u64 + 10)).await;
@@ -246,12 +251,22 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
     advance(Duration::from_secs(20)).await;
     table.play(Color::White).await.unwrap();
     advance(Duration::from_secs(29)).await;
-    assert_eq!(table.state().await.status, Status::Playing);
-    assert!(table.state().await.clock.unwrap().first_move_ms.unwrap() <= 1_000);
+    assert_eq!(table.state().await.now.status, Status::Playing);
+    assert!(
+        table
+            .state()
+            .await
+            .now
+            .clock
+            .unwrap()
+            .first_move_ms
+            .unwrap()
+            <= 1_000
+    );
     advance(Duration::from_secs(2)).await;
     let state = table.state().await;
     assert_eq!(
-        (state.status, state.termination),
+        (state.now.status, state.now.termination),
         (Status::Finished, Some(Termination::Aborted))
     );
 
@@ -261,7 +276,7 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
     pause();
     advance(Duration::from_secs(86_400)).await;
     let state = table.state().await;
-    assert_eq!((state.status, state.clock), (Status::Playing, None));
+    assert_eq!((state.now.status, state.now.clock), (Status::Playing, None));
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -300,7 +315,7 @@ async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time()
         )
         .await
         .unwrap();
-    assert_eq!((state.turns.len(), state.to_move), (1, Color::Black));
+    assert_eq!((state.turns.len(), state.now.to_move), (1, Color::Black));
     let (white, black, running) = clock_of(&state);
     assert!((79_199_000..=79_200_000).contains(&white), "{white}");
     assert_eq!((black, running), (86_400_000, Some(Color::Black)));
@@ -324,7 +339,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     table.play(Color::Black).await.unwrap();
     pause();
     // White is to move and connected: nothing to claim.
-    assert_eq!(table.state().await.claim, None);
+    assert_eq!(table.state().await.now.claim, None);
     let refused = table
         .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
         .await;
@@ -336,7 +351,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     // White's connection drops. Two minutes later (untimed), Black may claim.
     table.rooms.disconnect(&table.id, white).await;
     advance(Duration::from_secs(60)).await;
-    let claim = table.state().await.claim.unwrap();
+    let claim = table.state().await.now.claim.unwrap();
     assert_eq!((claim.by, claim.in_ms), (Color::Black, 60_000));
     let early = table
         .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
@@ -349,13 +364,17 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     assert_eq!(spectator.unwrap_err(), RoomError::NotSeated);
 
     advance(Duration::from_secs(61)).await;
-    assert_eq!(table.state().await.claim.unwrap().in_ms, 0);
+    assert_eq!(table.state().await.now.claim.unwrap().in_ms, 0);
     let won = table
         .act(table.actor(Color::Black), Action::End(Ending::ClaimWin))
         .await
         .unwrap();
     assert_eq!(
-        (won.result.as_deref(), won.termination, won.claim),
+        (
+            won.now.result.as_deref(),
+            won.now.termination,
+            won.now.claim
+        ),
         (Some("0-1"), Some(Termination::Abandonment), None)
     );
 
@@ -369,7 +388,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     advance(Duration::from_secs(20)).await;
     table.play(Color::White).await.unwrap();
     // Black was last seen when it moved (over HTTP), 20 seconds ago.
-    let claim = table.state().await.claim.unwrap();
+    let claim = table.state().await.now.claim.unwrap();
     assert_eq!(claim.by, Color::White);
     assert!((9_900..=10_000).contains(&claim.in_ms), "{claim:?}");
     advance(Duration::from_secs(10)).await;
@@ -378,7 +397,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
         .await
         .unwrap();
     assert_eq!(
-        (drawn.result.as_deref(), drawn.termination),
+        (drawn.now.result.as_deref(), drawn.now.termination),
         (Some("1/2-1/2"), Some(Termination::Abandonment))
     );
 }
@@ -415,7 +434,7 @@ async fn claims_over_http_and_websocket() {
     // White leaves; presence shows it, and soon the claim.
     drop(ws_white);
     loop {
-        let s = ws_black.next_of("state").await;
+        let s = ws_black.next_state().await;
         if s["seats"]["white"]["connected"] == false && s["claim"]["in_ms"] == 0 {
             assert_eq!(s["claim"]["by"], "black");
             break;
@@ -427,7 +446,7 @@ async fn claims_over_http_and_websocket() {
         (body["result"].as_str(), body["termination"].as_str()),
         (Some("0-1"), Some("abandonment"))
     );
-    let s = ws_black.next_of("state").await;
+    let s = ws_black.next_state().await;
     assert_eq!(s["status"], "finished");
     assert_eq!(claim("draw", Some(&black.secret)).await.0, 409);
     let record = server.http().record(&white.id).await;

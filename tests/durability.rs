@@ -111,7 +111,8 @@ async fn two_servers_racing_for_one_ply_store_exactly_one_turn() {
             if m["type"] == "error" {
                 return Err(m);
             }
-            if m["type"] == "state" && turns(&m) == [own] {
+            let change = m["type"] == "state" || m["type"] == "update";
+            if change && turns(&ws.state) == [own] {
                 return Ok(());
             }
         }

@@ -1,11 +1,14 @@
 //! Live play over real WebSockets against a server on 127.0.0.1:0: whole games to a result,
 //! spectators, seats, bad input of every kind, and reconnecting.
 
+mod common;
 mod support;
 
 use futures_util::SinkExt;
+use merels::catalog::Catalog;
+use merels::rules::Game;
 use serde_json::{Value, json};
-use support::{TestServer, Ws, eager_turn, turns};
+use support::{Seat, TestServer, Ws, eager_turn, turns};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Plays a whole game over two player sockets while a spectator watches; returns the final state.
@@ -184,7 +187,7 @@ async fn malformed_unknown_and_oversized_messages_get_errors_and_no_panic() {
     ws.send_json(json!({"type": "ping"})).await;
     assert_eq!(ws.next_of("pong").await["type"], "pong");
     ws.send_json(json!({"type": "sync"})).await;
-    assert_eq!(ws.next_of("state").await["version"], ws.state["version"]);
+    assert_eq!(ws.next_state().await["version"], ws.state["version"]);
 
     // An oversized frame closes that connection with 1009; the server keeps serving others.
     let mut big = server.ws(&white.id, Some(&white.secret)).await;
@@ -231,7 +234,7 @@ async fn watchers_are_counted_as_they_come_and_go() {
     assert_eq!(first.state["seats"]["black"]["connected"], false);
     // Those already there hear of each change shortly after.
     async fn until_watched_by(ws: &mut Ws, spectators: u64) {
-        while ws.next_of("state").await["spectators"] != spectators {}
+        while ws.next_state().await["spectators"] != spectators {}
     }
     drop(first);
     until_watched_by(&mut ws_white, 1).await;
@@ -257,7 +260,7 @@ async fn a_player_who_reconnects_keeps_the_seat_and_sees_the_same_state() {
     drop(ws_black);
     // The opponent sees Black go offline.
     loop {
-        let s = ws_white.next_of("state").await;
+        let s = ws_white.next_state().await;
         if s["seats"]["black"]["connected"] == false {
             break;
         }
@@ -381,5 +384,86 @@ async fn the_http_api_answers_with_fitting_statuses() {
         )
         .await;
     assert_eq!(status, 404);
+    server.stop().await;
+}
+
+/// A long Nine Men's Morris game without flying, found by the rules engine: random turns, with
+/// removals taken only now and then so that it lasts.
+fn long_game(plies: usize) -> Vec<String> {
+    let variant = Catalog::builtin()
+        .configure(
+            "nine-mens-morris",
+            &[("flying".to_string(), "off".to_string())].into(),
+        )
+        .unwrap();
+    (0..1000)
+        .find_map(|seed| {
+            let mut rng = common::Rng::new(seed);
+            let mut game = Game::new(variant.clone());
+            while game.turns().len() < plies {
+                if game.outcome().is_some() {
+                    return None;
+                }
+                let legal = game.legal_turns();
+                let quiet: Vec<_> = legal.iter().filter(|t| t.remove.is_none()).collect();
+                let turn = if quiet.is_empty() || rng.below(8) == 0 {
+                    legal[rng.below(legal.len())]
+                } else {
+                    *quiet[rng.below(quiet.len())]
+                };
+                game.play(turn).unwrap();
+            }
+            Some(game.turn_strings().iter().map(|t| t.to_string()).collect())
+        })
+        .expect("a seed gives a long game")
+}
+
+/// What a change costs a spectator does not grow with the game: an update says where the game
+/// stands, not its history. (Its legal turns are bounded by the board, and vary with the
+/// position, so they are left out of the comparison.)
+#[tokio::test]
+async fn an_update_costs_the_same_at_ply_20_and_at_ply_110() {
+    let turns = long_game(111);
+    let server = TestServer::start().await;
+    let http = server.http();
+    let (status, body) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "nine-mens-morris", "options": {"flying": "off"}, "color": "white"})),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    let white = Seat {
+        id: body["id"].as_str().unwrap().into(),
+        color: "white".into(),
+        secret: body["secret"].as_str().unwrap().into(),
+    };
+    let black = http.join(&white.id).await;
+    let mut watcher = server.ws(&white.id, None).await;
+    let mut bytes = Vec::new();
+    for (ply, turn) in turns.iter().enumerate() {
+        let seat = if ply % 2 == 0 { &white } else { &black };
+        let (status, body) = http.play(seat, turn).await;
+        assert_eq!(status, 200, "ply {ply} {turn}: {body}");
+        let update = loop {
+            let m = watcher.next().await;
+            if m["type"] == "update" && m["plies"] == ply + 1 {
+                break m;
+            }
+        };
+        assert!(update.get("turns").is_none(), "{update}");
+        let mut rest = update.as_object().unwrap().clone();
+        rest.remove("legal");
+        bytes.push(Value::Object(rest).to_string().len());
+    }
+    // The watcher's view, built from updates alone, is the game.
+    assert_eq!(support::turns(&watcher.state), turns);
+    let (early, late) = (bytes[19], bytes[109]);
+    assert!(
+        late <= early + 16,
+        "an update at ply 110 is {late} bytes without its legal turns, at ply 20 {early}"
+    );
     server.stop().await;
 }

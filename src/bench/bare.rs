@@ -1,16 +1,23 @@
 //! The physical limit for `merels bench`: a bare WebSocket broadcast server that speaks just
-//! enough of the protocol for the same client (create, join, hello, state, move) and sends states
-//! of the same size, but checks no rules and stores nothing.
+//! enough of the protocol for the same client (create, join, hello, state, update, move) and
+//! sends the same messages, built from the same types and encoded the same way, but checks no
+//! rules and stores nothing.
 
 use crate::catalog::Catalog;
-use crate::protocol::{Geometry, SeatView, Sides};
+use crate::clock::TimeControl;
+use crate::protocol::{
+    GameState, Men, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status, TurnView,
+};
+use crate::rules::{Color, Termination};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use compact_str::CompactString;
 use futures_util::{SinkExt, StreamExt};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,12 +31,9 @@ const POINTS: [&str; 24] = [
     "e4", "e5", "f2", "f4", "f6", "g1", "g4", "g7",
 ];
 
-/// A mid-game position string about as long as merels's, for the replay list of a finished game.
-const POSITION: &str = "a1,a4,b2,d1,g7 b4,d6,f2,f6,g1 0/0 w";
-
 struct Game {
     version: u64,
-    turns: Vec<String>,
+    turns: Vec<CompactString>,
     conns: Vec<mpsc::UnboundedSender<Utf8Bytes>>,
     /// The ply at which the game ends.
     length: usize,
@@ -44,6 +48,90 @@ impl Game {
             length,
         }
     }
+
+    fn over(&self) -> bool {
+        self.turns.len() >= self.length
+    }
+
+    /// merels's snapshot, field for field, with every point a legal placement while the game
+    /// is on: as large as merels's during placement.
+    fn snapshot(&self) -> Snapshot {
+        let over = self.over();
+        let legal = POINTS.map(|p| TurnView {
+            turn: p.into(),
+            from: None,
+            to: p.into(),
+            remove: None,
+        });
+        Snapshot {
+            version: self.version,
+            plies: self.turns.len(),
+            position: "- - 9/9 w".into(),
+            men: Men::default(),
+            to_move: if self.turns.len().is_multiple_of(2) {
+                Color::White
+            } else {
+                Color::Black
+            },
+            legal: if over { Vec::new() } else { legal.to_vec() },
+            status: if over {
+                Status::Finished
+            } else {
+                Status::Playing
+            },
+            result: over.then(|| "1-0".into()),
+            termination: over.then_some(Termination::FewerThanThree),
+            winner: over.then_some(Color::White),
+            hand: Sides::from_fn(|_| 9),
+            on_board: Sides::default(),
+            removed: Sides::default(),
+            last_turn: self.turns.last().map(|t| TurnView {
+                turn: t.clone(),
+                from: None,
+                to: t.clone(),
+                remove: None,
+            }),
+            fresh_mills: Vec::new(),
+            seats: Sides::from_fn(|_| SeatView {
+                taken: true,
+                connected: true,
+            }),
+            spectators: self.conns.len() as u32,
+            draw_offer: None,
+            takeback_offer: None,
+            rematch_offer: None,
+            rematch: None,
+            time_control: TimeControl::Untimed,
+            clock: None,
+            claim: None,
+        }
+    }
+
+    /// merels's whole state: a finished game's carries a board for each ply.
+    fn state(&self, id: &str) -> Utf8Bytes {
+        let boards = if self.over() {
+            vec![Men::default(); self.turns.len() + 1]
+        } else {
+            Vec::new()
+        };
+        let state = GameState {
+            id: id.into(),
+            variant: "nine-mens-morris".into(),
+            options: BTreeMap::from([("flying".to_string(), "on".to_string())]),
+            turns: self.turns.clone(),
+            now: self.snapshot(),
+            boards,
+        };
+        Utf8Bytes::from(ServerMessage::State(Box::new(state)).to_json())
+    }
+
+    /// What merels sends after a turn: an update, or the whole state once the game is over.
+    fn after_turn(&self, id: &str) -> Utf8Bytes {
+        if self.over() {
+            return self.state(id);
+        }
+        Utf8Bytes::from(ServerMessage::Update(Box::new(self.snapshot())).to_json())
+    }
 }
 
 struct Bare {
@@ -51,8 +139,8 @@ struct Bare {
     next: AtomicU64,
     /// The lengths of games, in plies, taken in turn by the games created.
     lengths: Vec<usize>,
-    /// The board's geometry, as merels sends it in every `hello`.
-    board: Arc<Geometry>,
+    /// The board's geometry as JSON, as merels sends it in every `hello`.
+    board: Arc<RawValue>,
 }
 
 impl Bare {
@@ -64,104 +152,16 @@ impl Bare {
     }
 }
 
-#[derive(Serialize)]
-struct Options {
-    flying: &'static str,
-}
-
-/// merels's state message, field for field, borrowed from the game: the bare server should spend
-/// on it only what writing the bytes costs, or it would not be the limit it stands for.
-#[derive(Serialize)]
-struct StateMessage<'a> {
-    r#type: &'static str,
-    id: &'a str,
-    version: u64,
-    variant: &'static str,
-    options: Options,
-    position: &'static str,
-    turns: &'a [String],
-    to_move: &'static str,
-    legal: &'static [&'static str],
-    status: &'static str,
-    result: Option<&'static str>,
-    termination: Option<&'static str>,
-    winner: Option<&'static str>,
-    hand: Sides<u32>,
-    on_board: Sides<u32>,
-    removed: Sides<u32>,
-    last_turn: Option<&'a String>,
-    fresh_mills: [&'static str; 0],
-    seats: Sides<SeatView>,
-    spectators: usize,
-    draw_offer: Option<&'static str>,
-    takeback_offer: Option<&'static str>,
-    rematch_offer: Option<&'static str>,
-    rematch: Option<&'static str>,
-    time_control: &'static str,
-    clock: Option<&'static str>,
-    claim: Option<&'static str>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    positions: &'a [&'static str],
-}
-
-fn state(id: &str, game: &Game) -> Utf8Bytes {
-    // A finished game's state carries, like merels's, no legal turns but a position for each ply.
-    let over = game.turns.len() >= game.length;
-    let positions = if over {
-        vec![POSITION; game.turns.len() + 1]
-    } else {
-        Vec::new()
+/// merels's `hello`.
+fn hello(id: &str, seat: Option<Color>, board: &Arc<RawValue>) -> Utf8Bytes {
+    let message = ServerMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        game: id.into(),
+        seat,
+        handoff_url: None,
+        board: board.clone(),
     };
-    let to_move = if game.turns.len().is_multiple_of(2) {
-        "white"
-    } else {
-        "black"
-    };
-    let state = StateMessage {
-        r#type: "state",
-        id,
-        version: game.version,
-        variant: "nine-mens-morris",
-        options: Options { flying: "on" },
-        position: "- - 9/9 w",
-        turns: &game.turns,
-        to_move,
-        legal: if over { &[] } else { &POINTS },
-        status: if over { "finished" } else { "playing" },
-        result: over.then_some("1-0"),
-        termination: over.then_some("fewer_than_three"),
-        winner: over.then_some("white"),
-        hand: Sides::from_fn(|_| 9),
-        on_board: Sides::default(),
-        removed: Sides::default(),
-        last_turn: game.turns.last(),
-        fresh_mills: [],
-        seats: Sides::from_fn(|_| SeatView {
-            taken: true,
-            connected: true,
-        }),
-        spectators: game.conns.len(),
-        draw_offer: None,
-        takeback_offer: None,
-        rematch_offer: None,
-        rematch: None,
-        time_control: "untimed",
-        clock: None,
-        claim: None,
-        positions: &positions,
-    };
-    Utf8Bytes::from(serde_json::to_string(&state).expect("a state always serializes"))
-}
-
-/// merels's `hello`, borrowed like the state.
-#[derive(Serialize)]
-struct Hello<'a> {
-    r#type: &'static str,
-    protocol: u32,
-    game: &'a str,
-    seat: Option<&'a str>,
-    handoff_url: Option<&'a str>,
-    board: &'a Geometry,
+    Utf8Bytes::from(message.to_json())
 }
 
 /// A client's message; the bare server only looks for a turn.
@@ -182,12 +182,13 @@ pub fn router(lengths: Vec<usize>) -> Router {
         } else {
             lengths
         },
-        board: Geometry::shared(
-            Catalog::builtin()
+        board: {
+            let catalog = Catalog::builtin();
+            let nine = catalog
                 .configure("nine-mens-morris", &BTreeMap::new())
-                .expect("Nine Men's Morris is built in")
-                .board(),
-        ),
+                .expect("Nine Men's Morris is built in");
+            catalog.board_json(nine.board())
+        },
     });
     Router::new()
         .route("/api/games", post(create))
@@ -213,35 +214,30 @@ async fn upgrade(
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> axum::response::Response {
-    let seat = headers
+    let seat = match headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::to_string);
+    {
+        Some("white") => Some(Color::White),
+        Some("black") => Some(Color::Black),
+        _ => None,
+    };
     ws.read_buffer_size(4096)
         .write_buffer_size(4096)
         .on_upgrade(move |socket| serve(socket, bare, id, seat))
 }
 
-async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<String>) {
+async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Color>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Utf8Bytes>();
-    let hello = Hello {
-        r#type: "hello",
-        protocol: 1,
-        game: &id,
-        seat: seat.as_deref(),
-        handoff_url: None,
-        board: &bare.board,
-    };
-    let hello = serde_json::to_string(&hello).expect("a hello always serializes");
-    let _ = tx.send(Utf8Bytes::from(hello));
+    let _ = tx.send(hello(&id, seat, &bare.board));
     {
         let mut games = bare.games.lock().unwrap();
         // A game that has ended is gone: nothing to watch.
         let Some(game) = games.get_mut(&id) else {
             return;
         };
-        let _ = tx.send(state(&id, game));
+        let _ = tx.send(game.state(&id));
         game.conns.push(tx);
     }
     let (mut sink, mut stream) = socket.split();
@@ -262,12 +258,12 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
             continue;
         };
         game.version += 1;
-        game.turns.push(turn.to_string());
-        let frame = state(&id, game);
+        game.turns.push(turn.into());
+        let frame = game.after_turn(&id);
         game.conns.retain(|c| c.send(frame.clone()).is_ok());
         // Like merels's, a finished game is gone for good: its players leave, and the load
         // generator starts a new one in its place.
-        if game.turns.len() >= game.length {
+        if game.over() {
             games.remove(&id);
         }
     }
@@ -277,35 +273,31 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
-    use crate::protocol::{ServerMessage, StateView, Status};
     use crate::rules::Game as RulesGame;
-    use std::collections::{BTreeMap, BTreeSet};
+    use std::collections::BTreeSet;
 
-    /// The bare server stands for merels only while its states are merels's in all but content:
-    /// the same fields, and about as many bytes, during placement.
-    #[test]
-    fn bare_states_have_merels_fields_and_size() {
+    fn nine(turns: &[&str]) -> RulesGame {
         let nine = Catalog::builtin()
             .configure("nine-mens-morris", &BTreeMap::new())
             .unwrap();
-        let moves = ["c4", "f4", "f2", "b4", "d6", "f6"];
-        let game = RulesGame::replay(nine, None, &moves).unwrap();
-        let seats = Sides::from_fn(|_| SeatView {
+        RulesGame::replay(nine, None, turns).unwrap()
+    }
+
+    fn seats() -> Sides<SeatView> {
+        Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
-        });
-        let id = "Yl8AoFa933AQfZ2xk3vB7w";
-        let merels = StateView::new(id, 8, &game, Status::Playing, seats, 2).to_json();
+        })
+    }
+
+    fn bare_game(version: u64, turns: &[CompactString], length: usize) -> Game {
         let (tx, _rx) = mpsc::unbounded_channel();
-        let bare_game = Game {
-            version: 8,
-            turns: moves.iter().map(|m| m.to_string()).collect(),
+        Game {
+            version,
+            turns: turns.to_vec(),
             conns: vec![tx.clone(), tx.clone(), tx],
-            length: 100,
-        };
-        let bare = state(id, &bare_game);
-        assert_alike(bare.as_str(), &merels, 0.1);
+            length,
+        }
     }
 
     fn keys(text: &str) -> BTreeSet<String> {
@@ -322,69 +314,63 @@ mod tests {
         );
     }
 
+    /// The bare server stands for merels only while its messages are merels's in all but
+    /// content: the same fields, and about as many bytes, during placement.
+    #[test]
+    fn bare_updates_and_states_have_merels_fields_and_size() {
+        let game = nine(&["c4", "f4", "f2", "b4", "d6", "f6"]);
+        let now = Snapshot::new(8, &game, Status::Playing, seats(), 2);
+        let merels_update = ServerMessage::Update(Box::new(now.clone())).to_json();
+        let merels_state = ServerMessage::State(Box::new(GameState::new(
+            "Yl8AoFa933AQfZ2xk3vB7w",
+            &game,
+            now,
+        )))
+        .to_json();
+        let bare = bare_game(8, game.turn_strings(), 100);
+        assert_alike(bare.after_turn("x").as_str(), &merels_update, 0.1);
+        assert_alike(
+            bare.state("Yl8AoFa933AQfZ2xk3vB7w").as_str(),
+            &merels_state,
+            0.1,
+        );
+    }
+
     /// Games end on the bare server too, with a state like merels's finished one, and every new
-    /// connection gets a `hello` with the board as merels sends it.
+    /// connection gets the `hello` merels sends.
     #[test]
     fn bare_games_end_like_merels_games() {
-        let nine = Catalog::builtin()
-            .configure("nine-mens-morris", &BTreeMap::new())
-            .unwrap();
         // A whole game, played to its end by the rules (the middle legal turn each time).
-        let mut game = RulesGame::new(nine.clone());
+        let mut game = nine(&[]);
         while game.outcome().is_none() {
             let legal = game.legal_turns();
             game.play(legal[legal.len() / 2]).unwrap();
         }
-        let turns: Vec<String> = game.turn_strings().iter().map(|t| t.to_string()).collect();
         let id = "Yl8AoFa933AQfZ2xk3vB7w";
-        let seats = Sides::from_fn(|_| SeatView {
-            taken: true,
-            connected: true,
-        });
-        let merels = StateView::new(
-            id,
-            turns.len() as u64 + 2,
-            &game,
-            Status::Finished,
-            seats,
-            2,
-        )
-        .to_json();
-        let (tx, _rx) = mpsc::unbounded_channel();
-        let mut bare_game = Game::new(turns.len());
-        bare_game.version = turns.len() as u64 + 2;
-        bare_game.turns = turns.clone();
-        bare_game.conns = vec![tx.clone(), tx.clone(), tx];
-        let bare = state(id, &bare_game);
-        assert!(bare.as_str().contains(r#""status":"finished""#), "{bare}");
-        assert!(bare.as_str().contains(r#""legal":[]"#), "{bare}");
-        assert_alike(bare.as_str(), &merels, 0.1);
+        let plies = game.turns().len();
+        let now = Snapshot::new(plies as u64 + 2, &game, Status::Finished, seats(), 2);
+        let merels = ServerMessage::State(Box::new(GameState::new(id, &game, now))).to_json();
+        let mut bare = bare_game(plies as u64 + 2, game.turn_strings(), plies);
+        let ended = bare.after_turn(id);
+        assert!(ended.as_str().contains(r#""status":"finished""#), "{ended}");
+        assert!(ended.as_str().contains(r#""legal":[]"#), "{ended}");
+        // The bare boards are empty, merels's hold men: alike in fields, not in bytes.
+        assert_eq!(keys(ended.as_str()), keys(&merels));
 
         // One turn short of its length, the game is still on.
-        bare_game.turns.pop();
-        assert!(
-            state(id, &bare_game)
-                .as_str()
-                .contains(r#""status":"playing""#)
-        );
+        bare.turns.pop();
+        assert!(bare.after_turn(id).as_str().contains(r#""type":"update""#));
 
+        let catalog = Catalog::builtin();
+        let board = catalog.board_json(game.variant().board());
         let merels_hello = ServerMessage::Hello {
-            protocol: crate::protocol::PROTOCOL_VERSION,
+            protocol: PROTOCOL_VERSION,
             game: id.into(),
-            seat: Some(crate::rules::Color::White),
+            seat: Some(Color::White),
             handoff_url: None,
-            board: Geometry::shared(nine.board()),
+            board: board.clone(),
         }
         .to_json();
-        let bare_hello = serde_json::to_string(&Hello {
-            r#type: "hello",
-            protocol: 1,
-            game: id,
-            seat: Some("white"),
-            handoff_url: None,
-            board: &Geometry::shared(nine.board()),
-        })
-        .unwrap();
-        assert_alike(&bare_hello, &merels_hello, 0.01);
+        assert_eq!(hello(id, Some(Color::White), &board).as_str(), merels_hello);
     }
 }

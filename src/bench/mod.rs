@@ -772,9 +772,16 @@ struct Msg<'a> {
     #[serde(default, borrow)]
     status: Option<&'a str>,
     #[serde(default, borrow)]
-    legal: Vec<&'a str>,
+    legal: Vec<Legal<'a>>,
     #[serde(default)]
-    turns: Vec<serde::de::IgnoredAny>,
+    plies: usize,
+}
+
+/// A legal turn: the load generator sends its notation.
+#[derive(serde::Deserialize)]
+struct Legal<'a> {
+    #[serde(borrow)]
+    turn: &'a str,
 }
 
 /// Plays random legal turns whenever it is this player's turn; ends when the game does.
@@ -797,14 +804,14 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
             "error" => {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
             }
-            "state" => {
+            "state" | "update" => {
                 if m.status == Some("finished") {
                     if seat == "white" {
                         shared.games_ended.fetch_add(1, Ordering::Relaxed);
                     }
                     return;
                 }
-                let turns = m.turns.len();
+                let turns = m.plies;
                 if seat == "white" {
                     if turns != last_turns
                         && last_turns != usize::MAX
@@ -822,7 +829,7 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
                     continue;
                 }
                 acted = m.version;
-                let turn = m.legal[rng.below(m.legal.len())];
+                let turn = m.legal[rng.below(m.legal.len())].turn;
                 sent.lock().unwrap().insert(m.version + 1, Instant::now());
                 let frame = format!("{{\"type\":\"move\",\"move\":\"{turn}\"}}");
                 if ws.send(Message::text(frame)).await.is_err() {
@@ -848,7 +855,7 @@ async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
         let Ok(m) = serde_json::from_str::<Seen>(text.as_str()) else {
             continue;
         };
-        if m.kind != "state" {
+        if m.kind != "state" && m.kind != "update" {
             continue;
         }
         let at = sent.lock().unwrap().get(&m.version).copied();

@@ -9,32 +9,12 @@ use axum::response::{IntoResponse, Response};
 #[folder = "static/"]
 struct Static;
 
-fn content_type(path: &str) -> &'static str {
-    match path.rsplit('.').next() {
-        Some("html") => "text/html; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("js") => "text/javascript; charset=utf-8",
-        Some("svg") => "image/svg+xml",
-        Some("png") => "image/png",
-        Some("ico") => "image/x-icon",
-        Some("json") => "application/json",
-        _ => "application/octet-stream",
-    }
-}
-
 /// `GET /static/{*path}`.
 pub async fn serve(Path(path): Path<String>, headers: HeaderMap) -> Response {
     let Some(file) = Static::get(&path) else {
         return (StatusCode::NOT_FOUND, "no such file\n").into_response();
     };
-    let hash = file.metadata.sha256_hash();
-    let etag = format!(
-        "\"{}\"",
-        hash[..8]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    );
+    let etag = format!("\"{}\"", hex::encode(&file.metadata.sha256_hash()[..8]));
     // No build step means no hashed file names: let browsers revalidate, cheaply, every time.
     if headers
         .get(IF_NONE_MATCH)
@@ -45,7 +25,7 @@ pub async fn serve(Path(path): Path<String>, headers: HeaderMap) -> Response {
     }
     (
         [
-            (CONTENT_TYPE, content_type(&path).to_string()),
+            (CONTENT_TYPE, file.metadata.mimetype().to_string()),
             (CACHE_CONTROL, "no-cache".to_string()),
             (ETAG, etag),
         ],

@@ -42,7 +42,8 @@ impl AppState {
     }
 }
 
-/// Answers 408 for a request that takes longer than the configured limit, and counts it.
+/// Answers 408 for a request that takes longer than the configured limit, and counts it. (Not
+/// tower-http's `TimeoutLayer`: this one answers with the API's JSON error and counts the limit.)
 async fn request_timeout(
     State(app): State<AppState>,
     request: axum::extract::Request,
@@ -89,6 +90,8 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             request_timeout,
         ))
+        // A span per request, and its method, path, status and time at `debug`.
+        .layer(tower_http::trace::TraceLayer::new_for_http())
         .with_state(state)
 }
 

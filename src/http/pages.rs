@@ -202,7 +202,7 @@ pub async fn game(
         id = escape(&id),
         title = escape(&title),
         share = escape(&share),
-        position = escape(&state.position),
+        position = escape(&state.now.position),
     );
     layout(&format!("{title} · merels"), &main, Some("game.js")).into_response()
 }

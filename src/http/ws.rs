@@ -91,7 +91,7 @@ async fn serve(
     handoff: Option<String>,
     mut bucket: Bucket,
 ) {
-    let outbox = Arc::new(Outbox::new());
+    let outbox = Arc::new(Outbox::counting(rooms.metrics().messages_skipped.clone()));
     let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
         Ok(conn) => conn,
         Err(e) => {

@@ -22,18 +22,12 @@ pub(super) enum Answer {
 }
 
 impl Answer {
-    /// Sends a refusal wherever the answer goes; `latest` is the state to resend first should
-    /// a connection's queue be full.
-    pub fn refuse(self, e: RoomError, latest: Option<&axum::extract::ws::Utf8Bytes>) {
+    /// Sends a refusal wherever the answer goes, from outside a room (one that could not
+    /// load, or is shutting down): a connection gets it alone.
+    pub fn refuse(self, e: RoomError) {
         match self {
             Answer::Wait(reply) => drop(reply.send(Err(e))),
-            Answer::Queue(outbox) => {
-                let frame = error_frame(e.code(), e.to_string());
-                match latest {
-                    Some(latest) => outbox.push_event(frame, latest),
-                    None => drop(outbox.push_reply(frame)),
-                }
-            }
+            Answer::Queue(outbox) => drop(outbox.push_reply(error_frame(e.code(), e.to_string()))),
         }
     }
 }
@@ -79,7 +73,7 @@ impl Command {
     /// shutting down).
     pub fn fail(self, e: RoomError) {
         match self {
-            Command::Act { answer, .. } => answer.refuse(e, None),
+            Command::Act { answer, .. } => answer.refuse(e),
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
             Command::State { reply } => drop(reply.send(Err(e))),

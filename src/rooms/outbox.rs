@@ -1,9 +1,11 @@
 //! A connection's outgoing queue: bounded, and never waited on. The room pushes and moves on; the
 //! connection's send task drains. A connection that falls behind loses its backlog, not its
-//! game: every state message is whole, so the newest state replaces everything queued before it.
+//! game: a full queue is replaced by the whole state as it is now, and what was skipped is
+//! counted (`merels_messages_skipped_total`).
 
 use crate::protocol::{ErrorCode, ServerMessage};
 use axum::extract::ws::Utf8Bytes;
+use prometheus_client::metrics::counter::Counter;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 use tokio::sync::Notify;
@@ -38,17 +40,43 @@ struct Inner {
     dropped: u64,
 }
 
+impl Inner {
+    /// Whether the queue is full; if so it is emptied and what it held counted as skipped.
+    fn clear_if_full(&mut self, skipped: Option<&Counter>) -> bool {
+        let n = self.queue.len();
+        if n < CAPACITY {
+            return false;
+        }
+        self.dropped += n as u64;
+        if let Some(counter) = skipped {
+            counter.inc_by(n as u64);
+        }
+        self.queue.clear();
+        true
+    }
+}
+
 /// One connection's queue.
 #[derive(Debug, Default)]
 pub struct Outbox {
     inner: Mutex<Inner>,
     notify: Notify,
+    /// Where skipped messages are counted, if anywhere.
+    skipped: Option<Counter>,
 }
 
 impl Outbox {
     /// An empty outbox.
     pub fn new() -> Outbox {
         Outbox::default()
+    }
+
+    /// An empty outbox that counts the messages it skips into `skipped`.
+    pub fn counting(skipped: Counter) -> Outbox {
+        Outbox {
+            skipped: Some(skipped),
+            ..Outbox::default()
+        }
     }
 
     fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
@@ -60,22 +88,30 @@ impl Outbox {
     /// Queues a whole state. A full queue is cleared first: this state supersedes it.
     pub fn push_state(&self, state: Utf8Bytes) {
         self.with(|inner| {
-            if inner.queue.len() >= CAPACITY {
-                inner.dropped += inner.queue.len() as u64;
-                inner.queue.clear();
-            }
+            inner.clear_if_full(self.skipped.as_ref());
             inner.queue.push_back(state);
         });
     }
 
-    /// Queues a small event (an error, a pong). A full queue is replaced by `latest_state` and
-    /// the event, so that the client still ends up with the whole, current game.
-    pub fn push_event(&self, event: Utf8Bytes, latest_state: &Utf8Bytes) {
+    /// Queues a change. A full queue is replaced by `whole()`, the whole state now, which
+    /// includes the change.
+    pub fn push_update(&self, update: Utf8Bytes, whole: impl FnOnce() -> Utf8Bytes) {
         self.with(|inner| {
-            if inner.queue.len() >= CAPACITY {
-                inner.dropped += inner.queue.len() as u64;
-                inner.queue.clear();
-                inner.queue.push_back(latest_state.clone());
+            let frame = if inner.clear_if_full(self.skipped.as_ref()) {
+                whole()
+            } else {
+                update
+            };
+            inner.queue.push_back(frame);
+        });
+    }
+
+    /// Queues an event (an error, a rematch). A full queue is replaced by `whole()` and the
+    /// event, so that the client still ends up with the whole, current game.
+    pub fn push_event(&self, event: Utf8Bytes, whole: impl FnOnce() -> Utf8Bytes) {
+        self.with(|inner| {
+            if inner.clear_if_full(self.skipped.as_ref()) {
+                inner.queue.push_back(whole());
             }
             inner.queue.push_back(event);
         });
@@ -85,11 +121,7 @@ impl Outbox {
     /// full and had to be cleared: the caller should then ask the room for the whole state.
     pub fn push_reply(&self, reply: Utf8Bytes) -> bool {
         self.with(|inner| {
-            let full = inner.queue.len() >= CAPACITY;
-            if full {
-                inner.dropped += inner.queue.len() as u64;
-                inner.queue.clear();
-            }
+            let full = inner.clear_if_full(self.skipped.as_ref());
             inner.queue.push_back(reply);
             full
         })
@@ -152,7 +184,7 @@ mod tests {
         for i in 0..CAPACITY {
             outbox.push_state(Utf8Bytes::from(format!("state {i}")));
         }
-        outbox.push_event("error".into(), &"latest".into());
+        outbox.push_event("error".into(), || "latest".into());
         msgs.clear();
         assert_eq!(outbox.next(&mut msgs).await, Next::Send);
         assert_eq!(msgs, [Utf8Bytes::from("latest"), Utf8Bytes::from("error")]);
@@ -163,5 +195,19 @@ mod tests {
             outbox.next(&mut msgs).await,
             Next::Close(ErrorCode::Unavailable, "restart".into())
         );
+    }
+
+    #[tokio::test]
+    async fn a_change_that_finds_the_queue_full_goes_as_the_whole_state() {
+        let skipped = Counter::default();
+        let outbox = Outbox::counting(skipped.clone());
+        for i in 0..CAPACITY {
+            outbox.push_update(format!("update {i}").into(), || unreachable!());
+        }
+        outbox.push_update("update last".into(), || "whole".into());
+        let mut msgs = VecDeque::new();
+        assert_eq!(outbox.next(&mut msgs).await, Next::Send);
+        assert_eq!(msgs, [Utf8Bytes::from("whole")]);
+        assert_eq!(skipped.get(), CAPACITY as u64);
     }
 }

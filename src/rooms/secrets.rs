@@ -59,15 +59,7 @@ pub fn new_secret() -> String {
 
 /// The hash stored for a secret: hex SHA-256.
 pub fn hash(secret: &str) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    // Written digit by digit: every connection with a seat hashes its secret, and a string per
-    // byte was most of that.
-    let mut out = String::with_capacity(64);
-    for b in Sha256::digest(secret.as_bytes()) {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 0xf)] as char);
-    }
-    out
+    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 /// Whether `secret` hashes to `stored`, compared in constant time.

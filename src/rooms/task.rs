@@ -9,22 +9,20 @@ use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from};
+use super::outbox::error_frame;
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, now_ms, secrets};
 use crate::protocol::ErrorCode;
 use crate::store::StoredGame;
-use axum::extract::ws::Utf8Bytes;
 use std::pin::pin;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 
-/// A live game: its table, its connections, and the state message as last encoded.
+/// A live game: its table and its connections.
 pub(super) struct Room {
     pub table: Table,
     pub conns: Conns,
     pub next_conn: u64,
-    /// The current state message, encoded once and shared by every connection.
-    pub latest: Utf8Bytes,
     /// After a failed write of an end on time: not to try again before then.
     retry_at: i64,
 }
@@ -104,13 +102,13 @@ pub(super) async fn run(
             }
             Wake::Presence => {
                 presence_due = None;
-                room.broadcast();
+                room.broadcast(false);
             }
             Wake::Clock => {
                 // A flag fell or a first move is overdue; or an absent player's opponent may
                 // now claim the game, which everyone should see.
                 if !room.settle_time(&rooms).await {
-                    room.broadcast();
+                    room.broadcast(false);
                 }
             }
             Wake::Idle => {
@@ -141,15 +139,12 @@ pub(super) async fn run(
 
 impl Room {
     fn new(table: Table) -> Room {
-        let mut room = Room {
+        Room {
             table,
             conns: Conns::default(),
             next_conn: 0,
-            latest: Utf8Bytes::from_static(""),
             retry_at: 0,
-        };
-        room.refresh();
-        room
+        }
     }
 
     /// Stores a plan, then applies it, bumps the version and tells everyone: the one place a
@@ -174,7 +169,7 @@ impl Room {
             self.announce_rematch();
         }
         self.table.version += 1;
-        self.broadcast();
+        self.broadcast(false);
         Ok(())
     }
 
@@ -199,7 +194,10 @@ impl Room {
                         let _ = reply.send(Ok(Acted { state, rematch }));
                     }
                     (Ok(_), Answer::Queue(_)) => {}
-                    (Err(e), answer) => answer.refuse(e, Some(&self.latest)),
+                    (Err(e), Answer::Queue(outbox)) => {
+                        outbox.push_event(error_frame(e.code(), e.to_string()), || self.whole());
+                    }
+                    (Err(e), answer) => answer.refuse(e),
                 }
             }
             Command::Authenticate { secret, reply } => {
@@ -223,7 +221,8 @@ impl Room {
             } => {
                 let id = self.next_conn;
                 self.next_conn += 1;
-                outbox.push_event(self.hello(seat, handoff_url), &self.latest);
+                let hello = self.hello(rooms.catalog(), seat, handoff_url);
+                outbox.push_event(hello, || self.whole());
                 self.conns.insert(
                     id,
                     Conn {
@@ -235,15 +234,12 @@ impl Room {
                     self.table.away_since[seat.index()] = None;
                 }
                 // The newcomer gets the state with itself counted; others hear of it shortly.
-                self.refresh();
-                outbox.push_state(self.latest.clone());
+                outbox.push_state(self.whole());
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
-                // Encoded afresh: the clocks in the last broadcast may be stale by now.
-                if let Some(outbox) = self.conns.get(conn).map(|c| c.outbox.clone()) {
-                    self.refresh();
-                    outbox.push_state(self.latest.clone());
+                if let Some(conn) = self.conns.get(conn) {
+                    conn.outbox.push_state(self.whole());
                 }
                 let _ = reply.send(Ok(()));
             }
@@ -374,6 +370,6 @@ impl Room {
             }
             Err(e) => tracing::error!(game = %self.table.id, error = %e, "reload failed"),
         }
-        self.broadcast();
+        self.broadcast(true);
     }
 }

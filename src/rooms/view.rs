@@ -1,11 +1,15 @@
-//! What a room shows: the state message (encoded once per change and shared by every
-//! connection), the `hello` of a new connection, the `rematch` announcement, and the record.
+//! What a room shows: a snapshot of the game after every change (the `update` every connection
+//! shares), the whole game when a connection needs it, the `hello` of a new connection, the
+//! `rematch` announcement, and the record.
 
 use super::now_ms;
 use super::task::Room;
-use crate::protocol::{GameState, SeatView, ServerMessage, Sides, StateView, hello_json};
+use crate::protocol::{
+    GameState, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status,
+};
 use crate::rules::Color;
 use axum::extract::ws::Utf8Bytes;
+use std::cell::OnceCell;
 
 impl Room {
     /// Who holds the seats and is connected, and how many watch.
@@ -17,54 +21,71 @@ impl Room {
         (seats, self.conns.spectators())
     }
 
-    /// The state as everyone sees it now, borrowed from the room.
-    fn view(&self) -> StateView<'_> {
+    /// Where the game stands now, as everyone sees it.
+    fn snapshot(&self) -> Snapshot {
         let now = now_ms();
         let table = &self.table;
         let (seats, spectators) = self.presence();
-        StateView {
+        Snapshot {
             draw_offer: table.pending_draw(),
             takeback_offer: table.pending_takeback(),
             rematch_offer: table.rematch_offer,
-            rematch: table.rematch.as_ref().map(|(id, _)| id.as_str()),
+            rematch: table.rematch.as_ref().map(|(id, _)| id.clone()),
             time_control: table.control,
             clock: table.clock_view(now),
             claim: table.claim_view(now),
-            ..StateView::new(
-                &table.id,
-                table.version,
-                &table.game,
-                table.status,
-                seats,
-                spectators,
-            )
+            ..Snapshot::new(table.version, &table.game, table.status, seats, spectators)
         }
     }
 
-    /// The state, owned, for an answer.
+    /// The whole game now: for an answer, or (encoded) for a connection.
     pub(super) fn state(&self) -> GameState {
-        self.view().to_state()
+        GameState::new(&self.table.id, &self.table.game, self.snapshot())
     }
 
-    /// Builds the state now, and encodes it once for everyone.
-    pub(super) fn refresh(&mut self) {
-        self.latest = Utf8Bytes::from(self.view().to_json());
+    /// The whole game as a `state` message.
+    pub(super) fn whole(&self) -> Utf8Bytes {
+        Utf8Bytes::from(ServerMessage::State(Box::new(self.state())).to_json())
     }
 
-    /// Encodes the state once and queues it for every connection.
-    pub(super) fn broadcast(&mut self) {
-        self.refresh();
+    /// Tells every connection where the game stands: one message, encoded once for all. A
+    /// finished game sends the whole of it (the replay needs every board), and so does a room
+    /// that has `reloaded` from the store (the change may be several); a connection that has
+    /// fallen behind gets the whole state in place of what it skipped.
+    pub(super) fn broadcast(&self, reloaded: bool) {
+        if self.conns.is_empty() {
+            return;
+        }
+        let whole = OnceCell::new();
+        let whole = || whole.get_or_init(|| self.whole()).clone();
+        if reloaded || self.table.status == Status::Finished {
+            let state = whole();
+            for conn in self.conns.values() {
+                conn.outbox.push_state(state.clone());
+            }
+            return;
+        }
+        let update = Utf8Bytes::from(ServerMessage::Update(Box::new(self.snapshot())).to_json());
         for conn in self.conns.values() {
-            conn.outbox.push_state(self.latest.clone());
+            conn.outbox.push_update(update.clone(), whole);
         }
     }
 
     /// The `hello` for a connection to `seat` (none: a spectator).
-    pub(super) fn hello(&self, seat: Option<Color>, handoff_url: Option<String>) -> Utf8Bytes {
-        let handoff_url = seat.and(handoff_url);
-        let board = self.table.game.variant().board();
-        let id = &self.table.id;
-        Utf8Bytes::from(hello_json(id, seat, handoff_url.as_deref(), board))
+    pub(super) fn hello(
+        &self,
+        catalog: &crate::catalog::Catalog,
+        seat: Option<Color>,
+        handoff_url: Option<String>,
+    ) -> Utf8Bytes {
+        let message = ServerMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            game: self.table.id.clone(),
+            seat,
+            handoff_url: seat.and(handoff_url),
+            board: catalog.board_json(self.table.game.variant().board()),
+        };
+        Utf8Bytes::from(message.to_json())
     }
 
     /// Tells every connection that the rematch has started: each player the link to their new
@@ -81,8 +102,8 @@ impl Room {
                 game: id.clone(),
                 handoff_url,
             };
-            conn.outbox
-                .push_event(Utf8Bytes::from(message.to_json()), &self.latest);
+            let frame = Utf8Bytes::from(message.to_json());
+            conn.outbox.push_event(frame, || self.whole());
         }
     }
 

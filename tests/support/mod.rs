@@ -269,8 +269,10 @@ impl Ws {
             match msg {
                 Message::Text(t) => {
                     let v: Value = serde_json::from_str(t.as_str()).unwrap();
-                    if v["type"] == "state" {
-                        self.state = v.clone();
+                    match v["type"].as_str() {
+                        Some("state") => self.state = v.clone(),
+                        Some("update") => merge(&mut self.state, &v),
+                        _ => {}
                     }
                     return v;
                 }
@@ -290,10 +292,20 @@ impl Ws {
         }
     }
 
+    /// Waits for the next `state` or `update`; returns the game as it then stands.
+    pub async fn next_state(&mut self) -> Value {
+        loop {
+            let v = self.next().await;
+            if v["type"] == "state" || v["type"] == "update" {
+                return self.state.clone();
+            }
+        }
+    }
+
     /// Waits for a state with at least this many turns.
     pub async fn state_with_turns(&mut self, turns: usize) -> Value {
         while self.state["turns"].as_array().map_or(0, |t| t.len()) < turns {
-            self.next_of("state").await;
+            self.next_state().await;
         }
         self.state.clone()
     }
@@ -332,6 +344,36 @@ impl Ws {
     }
 }
 
+/// Applies an `update` to the whole state, as a client does: its turn list grows by the last
+/// turn or is cut after a takeback, and every other field is replaced. An update that skips a
+/// version fails the test: the server sends the whole state instead.
+pub fn merge(state: &mut Value, update: &Value) {
+    let (have, next) = (
+        state["version"].as_u64().unwrap(),
+        update["version"].as_u64().unwrap(),
+    );
+    assert!(
+        next <= have + 1,
+        "an update skipped from {have} to {next}: {update}"
+    );
+    if next < have {
+        return;
+    }
+    let plies = update["plies"].as_u64().unwrap() as usize;
+    let turns = state["turns"].as_array_mut().unwrap();
+    if plies == turns.len() + 1 {
+        turns.push(update["last_turn"]["turn"].clone());
+    } else {
+        assert!(plies <= turns.len(), "{plies} plies after {}", turns.len());
+        turns.truncate(plies);
+    }
+    for (key, value) in update.as_object().unwrap() {
+        if key != "type" {
+            state[key] = value.clone();
+        }
+    }
+}
+
 /// The turns of a state, in notation.
 pub fn turns(state: &Value) -> Vec<String> {
     state["turns"]
@@ -349,7 +391,7 @@ pub fn eager_turn(state: &Value) -> String {
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v.as_str().unwrap())
+        .map(|v| v["turn"].as_str().unwrap())
         .collect();
     legal
         .iter()

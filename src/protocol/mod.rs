@@ -1,0 +1,343 @@
+//! The messages between browser (or bot) and server, typed in each direction and parsed at the
+//! edge. JSON, internally tagged by `type`. Documented with an example exchange in
+//! `docs/protocol.md`; [`PROTOCOL_VERSION`] changes whenever a message changes shape.
+//!
+//! A client gets the whole game ([`GameState`], the `state` message) when it connects, asks
+//! again, or finds it skipped a change; every change after that is an `update`, a
+//! [`Snapshot`] whose size does not grow with the game, with a version number that tells the
+//! client whether it missed one. Each message is one typed value, encoded once and shared as
+//! bytes by every recipient.
+
+mod state;
+
+pub use crate::catalog::{Geometry, GeometryPoint};
+use crate::rules::Color;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
+use std::sync::Arc;
+
+/// The protocol's version, sent in every `hello`.
+pub const PROTOCOL_VERSION: u32 = 3;
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// Play a turn, in notation: `{"type":"move","move":"a1-a4xg7"}`.
+    Move {
+        /// The turn.
+        #[serde(rename = "move")]
+        turn: String,
+    },
+    /// Resign the game: the opponent wins.
+    Resign,
+    /// Offer a draw (or accept the opponent's, if they offered first).
+    DrawOffer,
+    /// Accept the opponent's draw offer.
+    DrawAccept,
+    /// Decline the opponent's draw offer.
+    DrawDecline,
+    /// Ask the opponent to take back the last turn(s), so that you are to move again.
+    TakebackOffer,
+    /// Accept the opponent's takeback request.
+    TakebackAccept,
+    /// Decline the opponent's takeback request.
+    TakebackDecline,
+    /// After the end: ask for a rematch with colours swapped (starts it if the opponent asked).
+    Rematch,
+    /// Call the game off before both players have moved: nobody wins.
+    Abort,
+    /// The opponent has been gone too long on their turn: claim the win.
+    ClaimWin,
+    /// The opponent has been gone too long on their turn: claim a draw.
+    ClaimDraw,
+    /// Ask for the whole state again.
+    Sync,
+    /// Keep the connection alive; answered with `pong`.
+    Ping,
+}
+
+/// Why a client message was not parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// Not JSON, or not an object with a string `type`.
+    Malformed(String),
+    /// A `type` this protocol does not have.
+    UnknownType(String),
+    /// A known `type` with missing or extra fields.
+    BadFields(String),
+}
+
+impl ClientMessage {
+    /// Every `type` a client may send.
+    pub const TYPES: [&'static str; 14] = [
+        "move",
+        "resign",
+        "draw_offer",
+        "draw_accept",
+        "draw_decline",
+        "takeback_offer",
+        "takeback_accept",
+        "takeback_decline",
+        "rematch",
+        "abort",
+        "claim_win",
+        "claim_draw",
+        "sync",
+        "ping",
+    ];
+
+    /// The message of type `name` that has no fields (`resign`, `draw_offer`); `None` for an
+    /// unknown type or one that has fields. The HTTP API names its actions this way.
+    pub fn without_fields(name: &str) -> Option<ClientMessage> {
+        serde_json::from_value(serde_json::json!({ "type": name })).ok()
+    }
+
+    /// Parses a text frame.
+    pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
+        #[derive(Deserialize)]
+        struct Envelope {
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
+            Err(_) => ParseError::Malformed(e.to_string()),
+            Ok(env) if ClientMessage::TYPES.contains(&env.kind.as_str()) => {
+                ParseError::BadFields(e.to_string())
+            }
+            Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
+        })
+    }
+}
+
+/// Where a game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A seat is still empty.
+    Waiting,
+    /// Both seats are taken and the game is on.
+    Playing,
+    /// The game has ended.
+    Finished,
+}
+
+impl Status {
+    /// The word stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+        }
+    }
+
+    /// Reads the stored word.
+    pub fn parse(s: &str) -> Option<Status> {
+        [Status::Waiting, Status::Playing, Status::Finished]
+            .into_iter()
+            .find(|st| st.as_str() == s)
+    }
+}
+
+/// A value for each side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Sides<T> {
+    /// White's.
+    pub white: T,
+    /// Black's.
+    pub black: T,
+}
+
+impl<T> Sides<T> {
+    /// Builds both from a function of the colour.
+    pub fn from_fn(mut f: impl FnMut(Color) -> T) -> Sides<T> {
+        Sides {
+            white: f(Color::White),
+            black: f(Color::Black),
+        }
+    }
+
+    /// The value of one side.
+    pub fn get(&self, color: Color) -> &T {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+}
+
+/// A seat as everyone may see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Someone holds the seat.
+    pub taken: bool,
+    /// The holder has a live connection.
+    pub connected: bool,
+}
+
+/// What kind of error a client is told about. Every transport uses these words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The message was not JSON, or not of the protocol.
+    Malformed,
+    /// A message type the protocol does not have.
+    UnknownType,
+    /// The message exceeded the size limit.
+    TooLarge,
+    /// Too many messages or requests in a short time.
+    RateLimited,
+    /// No such game.
+    NotFound,
+    /// The action needs a seat: a spectator or a wrong secret.
+    NotSeated,
+    /// No secret was presented.
+    Unauthenticated,
+    /// It is the other player's turn.
+    NotYourTurn,
+    /// The game has ended.
+    GameOver,
+    /// The game has not started: a seat is still empty.
+    NotStarted,
+    /// Both seats are taken.
+    SeatsTaken,
+    /// The action is not allowed at this point of the game.
+    NotAllowed,
+    /// A WebSocket upgrade from a page of another site.
+    ForbiddenOrigin,
+    /// The request took too long.
+    Timeout,
+    /// The turn is not written in notation.
+    BadNotation,
+    /// The turn breaks the rules.
+    IllegalTurn,
+    /// Someone else's turn was stored first.
+    Conflict,
+    /// An unknown variant, option or value.
+    BadVariant,
+    /// The server failed; nothing changed.
+    Internal,
+    /// The server is going down; reconnect.
+    Unavailable,
+}
+
+impl ErrorCode {
+    /// The code as the protocol writes it (`not_your_turn`).
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// The first message on a connection: who you are here, and the board to draw.
+    Hello {
+        /// [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// The game's id.
+        game: String,
+        /// Your seat, or `null` when you watch.
+        seat: Option<Color>,
+        /// The link that carries your seat to another device (seated connections only).
+        handoff_url: Option<String>,
+        /// The board ([`Geometry`]), encoded once per kind of board by the catalog.
+        #[serde(deserialize_with = "geometry_json")]
+        board: Arc<RawValue>,
+    },
+    /// The whole game.
+    State(Box<GameState>),
+    /// A change: where the game stands now.
+    Update(Box<Snapshot>),
+    /// Your last message did nothing, and why.
+    Error {
+        /// What kind of error.
+        code: ErrorCode,
+        /// The reason in words.
+        message: String,
+    },
+    /// A rematch has started: players get the link that carries their new seat (and go),
+    /// spectators the game to watch.
+    Rematch {
+        /// The new game's id.
+        game: String,
+        /// For a seated connection, `/g/{id}?seat=SECRET` of its new seat.
+        handoff_url: Option<String>,
+    },
+    /// Answer to `ping`.
+    Pong,
+}
+
+/// Reads a board as its [`Geometry`], then keeps it as JSON. (A raw value cannot be read
+/// straight from a message tagged inside, which serde buffers first.)
+fn geometry_json<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Arc<RawValue>, D::Error> {
+    let geometry = Geometry::deserialize(d)?;
+    serde_json::value::to_raw_value(&geometry)
+        .map(Arc::from)
+        .map_err(serde::de::Error::custom)
+}
+
+impl ServerMessage {
+    /// The message as a JSON text frame.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("server messages always serialize")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+    use std::collections::BTreeMap;
+
+    #[test]
+    fn a_hello_carries_the_board_as_the_catalog_encoded_it() {
+        let catalog = Catalog::builtin();
+        let variant = catalog
+            .configure("nine-mens-morris", &BTreeMap::new())
+            .unwrap();
+        let board = catalog.board_json(variant.board());
+        let hello = ServerMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            game: "abc".into(),
+            seat: Some(Color::White),
+            handoff_url: Some("https://example.org/g/abc?seat=s3cr\"et".into()),
+            board,
+        };
+        let json = hello.to_json();
+        let read: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(read["type"], "hello");
+        assert_eq!(
+            read["handoff_url"],
+            "https://example.org/g/abc?seat=s3cr\"et"
+        );
+        let geometry: Geometry = serde_json::from_value(read["board"].clone()).unwrap();
+        assert_eq!(geometry, Geometry::of(variant.board()));
+        match serde_json::from_str::<ServerMessage>(&json).unwrap() {
+            ServerMessage::Hello { board, .. } => {
+                assert_eq!(board.get(), catalog.board_json(variant.board()).get())
+            }
+            other => panic!("not a hello: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn messages_without_fields_are_named_by_their_type() {
+        assert_eq!(
+            ClientMessage::without_fields("draw_offer"),
+            Some(ClientMessage::DrawOffer)
+        );
+        assert_eq!(
+            ClientMessage::without_fields("move"),
+            None,
+            "it has a field"
+        );
+        assert_eq!(ClientMessage::without_fields("nope"), None);
+    }
+}
