@@ -3,8 +3,7 @@
 //! SQLite file; a player gone on their turn can be claimed against, over HTTP and WebSocket; and
 //! a restart in the middle of a timed game keeps the clocks.
 
-mod support;
-
+use crate::harness::{TestServer, eager_turn};
 use merels::catalog::Catalog;
 use merels::clock::{Clock, Expiry, FIRST_MOVE_MS, TimeControl};
 use merels::protocol::{GameState, Status};
@@ -18,7 +17,6 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
-use support::{TestServer, eager_turn};
 use tokio::time::{advance, pause};
 use tokio_util::sync::CancellationToken;
 

@@ -1,10 +1,8 @@
 //! Ends off the board: resignation and abort, over WebSocket and HTTP, checked, stored, pushed to
 //! everyone, kept across a restart, and written into the record.
 
-mod support;
-
+use crate::harness::{TestServer, turns};
 use serde_json::json;
-use support::{TestServer, turns};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resignation_ends_the_game_for_everyone_and_survives_a_restart() {
@@ -268,12 +266,12 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(state["status"], "playing");
     assert_eq!(state["time_control"], "5+3", "the same time control");
     assert_eq!(state["clock"]["white_ms"], 300_000);
-    let new_white = support::Seat {
+    let new_white = crate::harness::Seat {
         id: new_id.clone(),
         color: "white".into(),
         secret: black_now,
     };
-    let new_black = support::Seat {
+    let new_black = crate::harness::Seat {
         id: new_id.clone(),
         color: "black".into(),
         secret: white_now,

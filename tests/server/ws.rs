@@ -1,14 +1,11 @@
 //! Live play over real WebSockets against a server on 127.0.0.1:0: whole games to a result,
 //! spectators, seats, bad input of every kind, and reconnecting.
 
-mod common;
-mod support;
-
+use crate::harness::{Seat, TestServer, Ws, eager_turn, turns};
 use futures_util::SinkExt;
 use merels::catalog::Catalog;
 use merels::rules::Game;
 use serde_json::{Value, json};
-use support::{Seat, TestServer, Ws, eager_turn, turns};
 use tokio_tungstenite::tungstenite::Message;
 
 /// Plays a whole game over two player sockets while a spectator watches; returns the final state.
@@ -398,7 +395,7 @@ fn long_game(plies: usize) -> Vec<String> {
         .unwrap();
     (0..1000)
         .find_map(|seed| {
-            let mut rng = common::Rng::new(seed);
+            let mut rng = crate::random::Rng::new(seed);
             let mut game = Game::new(variant.clone());
             while game.turns().len() < plies {
                 if game.outcome().is_some() {
@@ -459,7 +456,7 @@ async fn an_update_costs_the_same_at_ply_20_and_at_ply_110() {
         bytes.push(Value::Object(rest).to_string().len());
     }
     // The watcher's view, built from updates alone, is the game.
-    assert_eq!(support::turns(&watcher.state), turns);
+    assert_eq!(crate::harness::turns(&watcher.state), turns);
     let (early, late) = (bytes[19], bytes[109]);
     assert!(
         late <= early + 16,

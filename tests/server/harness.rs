@@ -16,8 +16,34 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// How long a test waits for any one message before it fails.
+/// How long a test waits for any one message, or for anything to come true, before it fails.
 pub const WAIT: Duration = Duration::from_secs(10);
+
+/// Asks `check` every 25 ms until it answers true; fails the test, saying `what` never came
+/// true, after [`WAIT`]. Tests wait for what they expect rather than sleep for a guess.
+pub async fn eventually<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + WAIT;
+    while !check().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never came true: {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// Whether `url` answers 2xx.
+pub async fn answers(client: &reqwest::Client, url: &str) -> bool {
+    client
+        .get(url)
+        .send()
+        .await
+        .is_ok_and(|r| r.status().is_success())
+}
 
 /// A server running in this process.
 pub struct TestServer {
@@ -76,15 +102,8 @@ impl TestServer {
 
     async fn wait_ready(&self) {
         let client = reqwest::Client::new();
-        for _ in 0..200 {
-            if let Ok(r) = client.get(format!("{}/readyz", self.base)).send().await
-                && r.status().is_success()
-            {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("server at {} never became ready", self.base);
+        let url = format!("{}/readyz", self.base);
+        eventually(&format!("{url} answers"), || answers(&client, &url)).await;
     }
 
     /// Shuts the server down gracefully and starts it again at the same address, on the same
@@ -425,7 +444,8 @@ fn pg_bin() -> PathBuf {
         .expect("a PostgreSQL server under /usr/lib/postgresql")
 }
 
-fn free_port() -> u16 {
+/// A free loopback port.
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -571,15 +591,9 @@ impl Process {
             .unwrap();
         let process = Process { child, addr };
         let client = reqwest::Client::new();
-        for _ in 0..400 {
-            if let Ok(r) = client.get(format!("http://{addr}/readyz")).send().await
-                && r.status().is_success()
-            {
-                return process;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("merels never became ready on {addr}");
+        let url = format!("http://{addr}/readyz");
+        eventually(&format!("{url} answers"), || answers(&client, &url)).await;
+        process
     }
 
     pub fn base(&self) -> String {

@@ -3,12 +3,10 @@
 //! in a /data-like folder, its health check), through a whole game and a SIGTERM restart with
 //! nothing lost. scripts/test builds the release binary first and lints the Dockerfile.
 
-mod support;
-
+use crate::harness::{Http, Ws, eager_turn, free_addr, turns};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{Http, Ws, eager_turn, free_addr, turns};
 
 /// The final stage of the Dockerfile, as far as running the binary goes.
 #[derive(Debug, Default)]

@@ -2,9 +2,8 @@
 //! in both directions, men are conserved, finished games generate nothing, notation round-trips;
 //! and random text fed to every parser gives errors, never panics.
 
-mod common;
-
-use common::{Rng, all_configurations};
+use crate::oracle::all_configurations;
+use crate::random::Rng;
 use merels::catalog::{Catalog, VariantInfo, parse_options};
 use merels::rules::notation::{parse_setup, parse_turn};
 use merels::rules::{Color, Game, Point, Record, Setup, Turn, Variant};

@@ -1,11 +1,9 @@
 //! The store against both backends it supports: a real SQLite file and a real PostgreSQL server
 //! (a throwaway cluster started here). The same checks run on each.
 
-mod support;
-
+use crate::harness::PgCluster;
 use merels::store::{ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp, now_ms};
 use std::sync::atomic::Ordering;
-use support::PgCluster;
 
 fn game(id: &str, at: i64) -> GameRow {
     GameRow {

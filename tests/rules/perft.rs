@@ -1,9 +1,8 @@
 //! Perft: the counts pinned in tests/data/perft.txt, and the engine's move generator checked turn
-//! by turn against the naive implementation of tests/common over random games of every variant.
+//! by turn against the naive implementation of tests/rules/oracle.rs over random games of every variant.
 
-mod common;
-
-use common::{Naive, Rng, all_configurations};
+use crate::oracle::{Naive, all_configurations};
+use crate::random::Rng;
 use merels::catalog::{Catalog, parse_options};
 use merels::rules::Game;
 
@@ -18,7 +17,7 @@ struct Case {
 }
 
 fn cases() -> Vec<Case> {
-    let text = include_str!("data/perft.txt");
+    let text = include_str!("../data/perft.txt");
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'))

@@ -1,11 +1,9 @@
 //! Every abuse limit: the violating client gets the documented answer, the others keep playing,
 //! and `/metrics` counts it.
 
-mod support;
-
+use crate::harness::{TestServer, Ws, turns};
 use serde_json::json;
 use std::time::Duration;
-use support::{TestServer, Ws, turns};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
@@ -46,7 +44,7 @@ async fn game(server: &TestServer) -> (Ws, Ws) {
 async fn keep_playing(white: &mut Ws, black: &mut Ws) {
     let state = white.state.clone();
     let n = turns(&state).len();
-    let turn = support::eager_turn(&state);
+    let turn = crate::harness::eager_turn(&state);
     if state["to_move"] == "white" {
         white.play(&turn).await
     } else {

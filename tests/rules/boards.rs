@@ -1,8 +1,6 @@
 //! Every generated board against the points, lines and mills that REFERENCE.md §1 lists.
 
-mod common;
-
-use common::{RefBoard, all_configurations};
+use crate::oracle::{RefBoard, all_configurations};
 use merels::rules::{Board, BoardSpec, board::points};
 use std::collections::BTreeSet;
 

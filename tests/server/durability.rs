@@ -2,11 +2,11 @@
 //! acknowledged turn; two servers racing for one ply store exactly one turn; idle games leave
 //! memory and come back from the store; stale games are closed; PostgreSQL serves the same.
 
-mod support;
-
+use crate::harness::{
+    Http, PgCluster, Process, TestServer, Ws, eager_turn, eventually, free_addr, turns,
+};
 use serde_json::Value;
 use std::time::Duration;
-use support::{Http, PgCluster, Process, TestServer, Ws, eager_turn, free_addr, turns};
 
 fn http_for(base: String) -> Http {
     Http {
@@ -144,8 +144,11 @@ async fn idle_games_leave_memory_and_come_back_from_the_store() {
     assert_eq!(status, 200);
     let (status, _) = b.http().play(&black, "e5").await;
     assert_eq!(status, 200);
-    tokio::time::sleep(Duration::from_millis(1600)).await;
-    assert_eq!(turns(&a.http().state(&white.id).await), ["a1", "e5"]);
+    let http = a.http();
+    eventually("A reloads the game B moved on", || async {
+        turns(&http.state(&white.id).await) == ["a1", "e5"]
+    })
+    .await;
     a.stop().await;
     b.stop().await;
 }
@@ -167,18 +170,13 @@ async fn untouched_games_are_closed_as_abandoned() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     let b = TestServer::start_on(&url, |c| c.abandon_after_days = 0.0).await;
     let http = b.http();
-    let mut closed = false;
-    for _ in 0..100 {
-        let state = http.state(&white.id).await;
-        if state["status"] == "finished" {
-            assert_eq!(state["termination"], "abandonment");
-            assert_eq!(state["result"], "1-0", "Black let it lapse on Black's turn");
-            closed = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(closed);
+    eventually("the sweep closes the game", || async {
+        http.state(&white.id).await["status"] == "finished"
+    })
+    .await;
+    let state = http.state(&white.id).await;
+    assert_eq!(state["termination"], "abandonment");
+    assert_eq!(state["result"], "1-0", "Black let it lapse on Black's turn");
     let state = http.state(&lonely.id).await;
     assert_eq!(state["status"], "finished");
     assert_eq!(state["termination"], "aborted");

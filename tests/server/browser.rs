@@ -3,15 +3,13 @@
 //! the home page, a second opens the share link and takes the seat, a third watches on a
 //! phone-sized window. They play a whole game by clicking the board until one side wins.
 
-mod support;
-
+use crate::harness::{TestServer, answers, eager_turn, eventually, free_port};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{TestServer, eager_turn};
 
 /// chromedriver on a free port, killed when dropped.
 struct Driver {
@@ -22,11 +20,7 @@ struct Driver {
 
 impl Driver {
     async fn start() -> Driver {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let exe =
             std::env::var("MERELS_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
         let child = Command::new(&exe)
@@ -39,11 +33,8 @@ impl Driver {
             });
         let url = format!("http://127.0.0.1:{port}");
         let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while client.get(format!("{url}/status")).send().await.is_err() {
-            assert!(Instant::now() < deadline, "chromedriver never answered");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let status = format!("{url}/status");
+        eventually("chromedriver answers", || answers(&client, &status)).await;
         Driver {
             child,
             url,
@@ -186,7 +177,7 @@ async fn seated_pair(
     driver: &Driver,
     variant: &str,
     names: [&str; 2],
-) -> (Client, Client, support::Seat) {
+) -> (Client, Client, crate::harness::Seat) {
     seated_pair_timed(server, driver, variant, names, "untimed").await
 }
 
@@ -197,7 +188,7 @@ async fn seated_pair_timed(
     variant: &str,
     names: [&str; 2],
     clock: &str,
-) -> (Client, Client, support::Seat) {
+) -> (Client, Client, crate::harness::Seat) {
     let seat = server.http().create_timed(variant, "white", clock).await;
     let white = driver.browser(names[0], 1000, 800).await;
     let black = driver.browser(names[1], 1000, 800).await;

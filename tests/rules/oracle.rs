@@ -1,6 +1,5 @@
-//! Test helpers: the boards of REFERENCE.md §1 as the reference lists them, a deliberately naive
-//! second implementation of the rules that works on those lists, and a small seeded random
-//! number generator for random games.
+//! The rules oracle: the boards of REFERENCE.md §1 as the reference lists them, and a
+//! deliberately naive second implementation of the rules that works on those lists.
 //!
 //! The naive implementation shares no code with `src/rules` but the rule knobs (which are data):
 //! it works on point names, hand-typed lines and plain loops, so that where it and the engine
@@ -8,7 +7,7 @@
 #![allow(dead_code)]
 
 use merels::catalog::Catalog;
-use merels::rules::{Game, MillEffect, Movement, Rules, Variant};
+use merels::rules::{MillEffect, Movement, Rules, Variant};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -151,36 +150,6 @@ pub fn all_configurations() -> Vec<Arc<Variant>> {
         }
     }
     out
-}
-
-/// A tiny seeded generator (xorshift64*): random games that a failing seed reproduces.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
-    }
-}
-
-/// Plays up to `plies` random legal turns from the start; returns the game.
-pub fn random_game(variant: &Arc<Variant>, seed: u64, plies: usize) -> Game {
-    let mut rng = Rng::new(seed);
-    let mut game = Game::new(variant.clone());
-    for _ in 0..plies {
-        let turns = game.legal_turns();
-        if turns.is_empty() {
-            break;
-        }
-        game.play(turns[rng.below(turns.len())]).unwrap();
-    }
-    game
 }
 
 /// The naive implementation's state: men by point name.

@@ -1,10 +1,8 @@
 //! Every server-rendered page, fetched over HTTP: it renders, reads without JavaScript, and every
 //! link on it leads somewhere.
 
-mod support;
-
+use crate::harness::TestServer;
 use std::collections::BTreeSet;
-use support::TestServer;
 
 /// The values of an attribute (`href`, `src`, `action`) in a page.
 fn attributes(html: &str, name: &str) -> Vec<String> {

@@ -1,0 +1,12 @@
+//! The rules engine's tests, in one binary: boards against the reference's lists, the variant
+//! catalog, whole games, perft counts from `tests/data/perft.txt`, and properties of random play
+//! checked against a naive second implementation (`oracle`).
+
+mod oracle;
+mod random;
+
+mod boards;
+mod catalog;
+mod game;
+mod perft;
+mod properties;

@@ -1,0 +1,19 @@
+//! The server's tests, in one binary (every test binary links axum, sqlx and tokio; one link is
+//! most of the suite's time saved): real WebSocket and HTTP clients against servers on
+//! 127.0.0.1:0 (`harness`), real SQLite files and PostgreSQL clusters, real server processes,
+//! and a real headless Chromium.
+
+mod harness;
+#[path = "../rules/random.rs"]
+mod random;
+
+mod actions;
+mod browser;
+mod cli;
+mod clocks;
+mod durability;
+mod image;
+mod limits;
+mod pages;
+mod store;
+mod ws;
