@@ -134,27 +134,14 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
 }
 
 /// What stops a command.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// Bad input: an unknown variant, option or value, a malformed position, an illegal turn.
+    #[error("{0}")]
     Input(String),
     /// Writing the output failed.
-    Io(std::io::Error),
-}
-
-impl std::fmt::Display for CliError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CliError::Input(message) => f.write_str(message),
-            CliError::Io(e) => write!(f, "writing the output: {e}"),
-        }
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::Io(e)
-    }
+    #[error("writing the output: {0}")]
+    Io(#[from] std::io::Error),
 }
 
 impl From<String> for CliError {

@@ -6,16 +6,20 @@
 //! - [`rules`]: the pure rules engine: generated boards, variants as data, positions, turns,
 //!   outcomes, notation and perft. No I/O, no async, no clock, no randomness.
 //! - [`catalog`]: the variant files under `variants/`, embedded in the binary: YAML front matter
-//!   for the engine above a Markdown rules page.
+//!   for the engine above a Markdown rules page; and each board as clients draw it.
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
 //! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules.
-//! - [`protocol`]: the typed, versioned messages between clients and the server.
+//! - [`protocol`]: the typed, versioned messages between clients and the server: the whole state
+//!   of a game, and the bounded update every change sends.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
-//! - [`rooms`]: one task per live game, owning it; the registry; fan-out to connections.
+//! - [`rooms`]: one task per live game, owning it: a pure decision core and the shell that stores
+//!   its plans, then applies them and tells the connections; the registry of live games.
 //! - [`http`] (with the WebSocket under it): the transports; errors become status and close
 //!   codes in one place.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
 //!   line (`src/main.rs` only calls it); [`bench`]: the load generator and its bare baseline.
+//!
+//! A unit test (`layers`, below) reads every `crate::` path and fails on one that points up.
 
 // Futures are not boxed to keep them small, but at the spawn of a long-lived task; this lint,
 // with the threshold in clippy.toml, says when one has grown past it. (The server's code only:

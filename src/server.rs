@@ -21,24 +21,15 @@ use tokio_util::sync::CancellationToken;
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 
 /// Why the server stopped with an error.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// The database could not be opened or migrated.
-    Store(StoreError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// Listening or serving failed.
-    Io(std::io::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
-
-impl std::fmt::Display for ServerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ServerError::Store(e) => write!(f, "{e}"),
-            ServerError::Io(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for ServerError {}
 
 /// Serves on `listener` until `shutdown` completes, then shuts down gracefully.
 pub async fn run(
@@ -47,12 +38,11 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let metrics = Arc::new(Metrics::new());
-    let store = Store::open(&config.database_url, metrics)
-        .await
-        .map_err(ServerError::Store)?;
+    let store = Store::open(&config.database_url, metrics.clone()).await?;
     let stop = CancellationToken::new();
     let rooms = Rooms::new(
         store,
+        metrics.clone(),
         Catalog::builtin(),
         RoomsConfig {
             idle: config.room_idle(),
@@ -68,8 +58,8 @@ pub async fn run(
         stop.clone(),
     ));
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
-    let app = router(AppState::new(rooms.clone(), config));
-    let addr = listener.local_addr().map_err(ServerError::Io)?;
+    let app = router(AppState::new(rooms.clone(), config, metrics));
+    let addr = listener.local_addr()?;
     // Turns are small frames that must leave at once: no Nagle delay.
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
@@ -112,7 +102,7 @@ pub async fn run(
     sweep.abort();
     rooms.store().close().await;
     tracing::info!("stopped");
-    served.map_err(ServerError::Io)
+    Ok(served?)
 }
 
 /// Closes unfinished games that nobody touched for `after`, now and then, until shutdown.

@@ -157,7 +157,7 @@ fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: Status
 fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
     json.map(|Json(t)| t).map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            app.rooms.metrics().limit("body_size");
+            app.metrics.limit("body_size");
             ApiError::new(ErrorCode::TooLarge, e.body_text())
         } else {
             ApiError::new(ErrorCode::Malformed, e.body_text())
@@ -175,7 +175,7 @@ pub fn check_game_rate(
     if app.limits.allow_game(ip) {
         Ok(())
     } else {
-        app.rooms.metrics().limit("games_per_minute");
+        app.metrics.limit("games_per_minute");
         Err(ApiError::new(
             ErrorCode::RateLimited,
             format!(
@@ -188,7 +188,7 @@ pub fn check_game_rate(
 
 /// `GET /metrics`: Prometheus text format.
 pub async fn metrics(State(app): State<AppState>) -> Response {
-    let metrics = app.rooms.metrics();
+    let metrics = &app.metrics;
     metrics.games_in_memory.set(app.rooms.live() as i64);
     if let Ok(counts) = app.rooms.store().count_by_status().await {
         for (status, n) in counts {

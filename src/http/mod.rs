@@ -12,6 +12,7 @@ pub mod variants;
 pub mod ws;
 
 use crate::config::Config;
+use crate::metrics::Metrics;
 use crate::rooms::Rooms;
 use axum::Router;
 use axum::extract::State;
@@ -29,15 +30,18 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// The abuse limits' state.
     pub limits: Arc<limits::Limits>,
+    /// What `/metrics` reports.
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
     /// The state for a configuration.
-    pub fn new(rooms: Rooms, config: Config) -> AppState {
+    pub fn new(rooms: Rooms, config: Config, metrics: Arc<Metrics>) -> AppState {
         AppState {
             limits: Arc::new(limits::Limits::new(&config)),
             rooms,
             config: Arc::new(config),
+            metrics,
         }
     }
 }
@@ -54,7 +58,7 @@ async fn request_timeout(
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
         Err(_) => {
-            app.rooms.metrics().limit("request_timeout");
+            app.metrics.limit("request_timeout");
             error::ApiError::new(
                 crate::protocol::ErrorCode::Timeout,
                 "the request took too long",

@@ -9,6 +9,7 @@
 use super::error::ApiError;
 use super::limits::{Bucket, client_ip, origin_allowed};
 use super::{AppState, base_url, presented_secret};
+use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
 use crate::rooms::{Action, Connection, Rooms};
@@ -32,7 +33,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    let metrics = app.rooms.metrics().clone();
+    let metrics = app.metrics.clone();
     if !origin_allowed(&app.config, &headers) {
         metrics.limit("origin");
         return ApiError::new(
@@ -76,7 +77,10 @@ pub async fn upgrade(
         .max_frame_size(limit)
         .on_upgrade(move |socket| async move {
             metrics.connections.inc();
-            serve(socket, rooms, id, seat, handoff, bucket).await;
+            // The socket is boxed where the connection's task begins: split, it moves to the
+            // heap, and the task need not keep room for it all its life (2.8 KB a connection).
+            let socket = Box::new(socket);
+            serve(socket, rooms, &metrics, id, seat, handoff, bucket).await;
             metrics.connections.dec();
             drop(slot);
         })
@@ -84,14 +88,15 @@ pub async fn upgrade(
 
 /// Serves one connection until either side goes away.
 async fn serve(
-    mut socket: WebSocket,
+    mut socket: Box<WebSocket>,
     rooms: Rooms,
+    metrics: &Metrics,
     id: String,
     seat: Option<Color>,
     handoff: Option<String>,
     mut bucket: Bucket,
 ) {
-    let outbox = Arc::new(Outbox::counting(rooms.metrics().messages_skipped.clone()));
+    let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
     let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
         Ok(conn) => conn,
         Err(e) => {
@@ -103,7 +108,7 @@ async fn serve(
             return;
         }
     };
-    let (mut sink, mut stream) = socket.split();
+    let (mut sink, mut stream) = (*socket).split();
     let send_box = outbox.clone();
     let sender = async move {
         let mut batch = VecDeque::new();
@@ -140,9 +145,9 @@ async fn serve(
             _ = &mut send => break None,
             frame = stream.next() => match frame {
                 None | Some(Ok(Message::Close(_))) => break None,
-                Some(Err(e)) => break too_big(&rooms, e),
+                Some(Err(e)) => break too_big(metrics, e),
                 Some(Ok(Message::Text(_) | Message::Binary(_))) if !bucket.take() => {
-                    rooms.metrics().limit("messages_per_sec");
+                    metrics.limit("messages_per_sec");
                     strikes += 1;
                     if strikes == 1 {
                         reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
@@ -174,10 +179,10 @@ async fn serve(
 
 /// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
 /// connection is already broken).
-fn too_big(rooms: &Rooms, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
+fn too_big(metrics: &Metrics, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
     match e.into_inner().downcast::<tungstenite::Error>() {
         Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => {
-            rooms.metrics().limit("message_size");
+            metrics.limit("message_size");
             Some((ErrorCode::TooLarge, "message too big"))
         }
         _ => None,

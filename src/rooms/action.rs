@@ -66,7 +66,7 @@ impl Action {
 }
 
 /// What an action waited on (over HTTP) is answered with.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Acted {
     /// The game after the action.
     pub state: GameState,

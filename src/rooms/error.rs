@@ -6,7 +6,7 @@ use crate::store::StoreError;
 
 /// Why a room refused an action. The transports turn these into status codes and error
 /// messages, in one place each.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum RoomError {
     /// No game with this id.
     #[error("no such game")]

@@ -29,6 +29,7 @@ mod view;
 
 use crate::catalog::{Catalog, CatalogError};
 use crate::clock::TimeControl;
+use crate::metrics::Metrics;
 use crate::protocol::GameState;
 use crate::rules::Color;
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
@@ -110,6 +111,7 @@ struct Handle {
 struct Inner {
     map: Mutex<HashMap<String, Handle>>,
     store: Store,
+    metrics: Arc<Metrics>,
     catalog: &'static Catalog,
     config: RoomsConfig,
     generation: AtomicU64,
@@ -124,9 +126,10 @@ pub struct Rooms {
 }
 
 impl Rooms {
-    /// A registry over `store`. Rooms end when `shutdown` is cancelled.
+    /// A registry over `store`, counting into `metrics`. Rooms end when `shutdown` is cancelled.
     pub fn new(
         store: Store,
+        metrics: Arc<Metrics>,
         catalog: &'static Catalog,
         config: RoomsConfig,
         shutdown: CancellationToken,
@@ -135,6 +138,7 @@ impl Rooms {
             inner: Arc::new(Inner {
                 map: Mutex::new(HashMap::new()),
                 store,
+                metrics,
                 catalog,
                 config,
                 generation: AtomicU64::new(0),
@@ -388,8 +392,8 @@ impl Rooms {
     }
 
     /// The server's metrics.
-    pub fn metrics(&self) -> &Arc<crate::metrics::Metrics> {
-        self.inner.store.metrics()
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
     }
 
     /// The current state.

@@ -51,7 +51,7 @@ pub(super) async fn run(
     let mut room = match loaded {
         Ok(table) => Room::new(table),
         Err(e) => {
-            if e != RoomError::NotFound {
+            if !matches!(e, RoomError::NotFound) {
                 tracing::error!(game = %id, error = %e, "could not load a game");
             }
             rooms.forget(&id, generation);

@@ -16,6 +16,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{ConnectOptions, Row};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
@@ -44,41 +45,42 @@ pub(crate) enum Backend {
     Postgres(PgPool),
 }
 
-/// Why the store failed. Callers treat every kind as "nothing was written".
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why the store failed. Callers treat every kind as "nothing was written". Cheap to clone:
+/// one failed batch fails every write in it.
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The `DATABASE_URL` names no backend we have.
+    #[error("DATABASE_URL '{0}' is neither sqlite:PATH nor postgres://...")]
     BadUrl(String),
     /// The database refused or failed.
-    Database(String),
+    #[error("database: {0}")]
+    Database(#[source] Arc<sqlx::Error>),
+    /// The migrations could not be applied.
+    #[error("migrating the database: {0}")]
+    Migrate(#[source] Arc<sqlx::migrate::MigrateError>),
+    /// The SQLite file's folder could not be made.
+    #[error("creating {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
     /// The writer has stopped (shutting down).
+    #[error("the store is shutting down")]
     Closed,
 }
 
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::BadUrl(url) => write!(
-                f,
-                "DATABASE_URL '{url}' is neither sqlite:PATH nor postgres://..."
-            ),
-            StoreError::Database(e) => write!(f, "database: {e}"),
-            StoreError::Closed => write!(f, "the store is shutting down"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
-        StoreError::Database(e.to_string())
+        StoreError::Database(Arc::new(e))
     }
 }
 
 impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
-        StoreError::Database(e.to_string())
+        StoreError::Migrate(Arc::new(e))
     }
 }
 
@@ -285,7 +287,6 @@ pub struct Store {
     backend: Backend,
     writes: mpsc::Sender<writer::Request>,
     stats: std::sync::Arc<WriterStats>,
-    metrics: std::sync::Arc<Metrics>,
 }
 
 impl Store {
@@ -330,8 +331,10 @@ impl Store {
                 if let Some(dir) = options.get_filename().parent()
                     && !dir.as_os_str().is_empty()
                 {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| StoreError::Database(format!("{}: {e}", dir.display())))?;
+                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Folder {
+                        path: dir.display().to_string(),
+                        source: Arc::new(e),
+                    })?;
                 }
                 // The file does not go stale the way a server connection can: no ping before use
                 // and no reaping, so an idle pool does no work and keeps no timers of its own.
@@ -357,12 +360,11 @@ impl Store {
                 return Err(StoreError::BadUrl(url.chars().take(60).collect()));
             };
         let stats = std::sync::Arc::new(WriterStats::default());
-        let writes = writer::spawn(writer, stats.clone(), metrics.clone());
+        let writes = writer::spawn(writer, stats.clone(), metrics);
         Ok(Store {
             backend,
             writes,
             stats,
-            metrics,
         })
     }
 
@@ -372,11 +374,6 @@ impl Store {
             Backend::Sqlite(_) => "sqlite",
             Backend::Postgres(_) => "postgres",
         }
-    }
-
-    /// The server's metrics.
-    pub fn metrics(&self) -> &std::sync::Arc<Metrics> {
-        &self.metrics
     }
 
     /// How many games are stored with each status.

@@ -81,8 +81,9 @@ pub(super) fn spawn(
                 Err(e) => {
                     stats.failures.fetch_add(1, Ordering::Relaxed);
                     tracing::error!(error = %e, writes = batch.len(), "a write batch failed");
+                    let e = StoreError::from(e);
                     for req in batch.drain(..) {
-                        let _ = req.done.send(Err(StoreError::from(e.clone_message())));
+                        let _ = req.done.send(Err(e.clone()));
                     }
                 }
             }
@@ -117,17 +118,6 @@ impl Held {
             Backend::Sqlite(pool) => Held::Sqlite(pool.acquire().await?),
             Backend::Postgres(pool) => Held::Postgres(pool.acquire().await?),
         })
-    }
-}
-
-trait CloneMessage {
-    fn clone_message(&self) -> sqlx::Error;
-}
-
-impl CloneMessage for sqlx::Error {
-    /// sqlx errors do not clone; every waiting sender gets the message.
-    fn clone_message(&self) -> sqlx::Error {
-        sqlx::Error::Protocol(self.to_string())
     }
 }
 
