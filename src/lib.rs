@@ -87,7 +87,7 @@ mod layers {
     ];
 
     /// The crates the rules engine may use besides its own modules: it is pure.
-    const RULES_CRATES: &[&str] = &["std", "core", "serde", "super", "self", "compact_str"];
+    const RULES_CRATES: &[&str] = &["std", "core", "serde", "super", "self"];
 
     fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {

@@ -290,11 +290,11 @@ mod tests {
         })
     }
 
-    fn bare_game(version: u64, turns: &[CompactString], length: usize) -> Game {
+    fn bare_game(version: u64, turns: &[String], length: usize) -> Game {
         let (tx, _rx) = mpsc::unbounded_channel();
         Game {
             version,
-            turns: turns.to_vec(),
+            turns: turns.iter().map(|t| t.as_str().into()).collect(),
             conns: vec![tx.clone(), tx.clone(), tx],
             length,
         }

@@ -39,8 +39,10 @@ impl TurnView {
     pub fn of(variant: &Variant, turn: Turn) -> TurnView {
         let board = variant.board();
         let name = |p| CompactString::from(board.name(p));
+        let mut text = CompactString::default();
+        let _ = variant.write_turn(&mut text, turn);
         TurnView {
-            turn: variant.turn_string(turn),
+            turn: text,
             from: turn.from.map(name),
             to: name(turn.to),
             remove: turn.remove.map(name),
@@ -203,7 +205,11 @@ impl GameState {
             id: id.into(),
             variant: variant.slug().into(),
             options: variant.options().clone(),
-            turns: game.turn_strings().to_vec(),
+            turns: game
+                .turn_strings()
+                .iter()
+                .map(|t| t.as_str().into())
+                .collect(),
             now,
             boards,
         }
@@ -297,7 +303,7 @@ mod tests {
         let notation: Vec<_> = game
             .legal_turns()
             .into_iter()
-            .map(|t| game.variant().turn_string(t))
+            .map(|t| CompactString::from(game.variant().turn_string(t)))
             .collect();
         assert_eq!(
             now.legal.iter().map(|t| t.turn.clone()).collect::<Vec<_>>(),

@@ -223,7 +223,7 @@ impl Table {
         let op = WriteOp::AppendTurn {
             id: self.id.as_str().into(),
             ply: plies as i64,
-            notation: checked.notation().clone(),
+            notation: checked.notation().as_str().into(),
             at: now,
             clock: clock.map(|c| c.left),
             end: checked.outcome().map(game_end),

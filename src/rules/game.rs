@@ -7,7 +7,6 @@ use super::notation::{NotationError, Record};
 use super::outcome::{Outcome, Termination};
 use super::position::{IllegalTurn, Position, Turn};
 use super::variant::Variant;
-use compact_str::CompactString;
 use std::sync::Arc;
 
 type RepetitionKey = (u32, u32, u8, u8, Color);
@@ -21,7 +20,7 @@ pub struct Game {
     turns: Vec<Turn>,
     /// The same turns in notation, written once as they are played: every state sent to the
     /// players carries them all.
-    notation: Vec<CompactString>,
+    notation: Vec<String>,
     /// Occurrences of each position since the last irreversible turn (placement or removal):
     /// nothing before one can occur again. A list, searched from the end: every placement and
     /// removal empties it and the quiet-plies draw bounds it (100 plies in the built-in variants),
@@ -50,7 +49,7 @@ pub struct Checked {
     ply: usize,
     before: Position,
     turn: Turn,
-    notation: CompactString,
+    notation: String,
     step: Step,
 }
 
@@ -61,7 +60,7 @@ impl Checked {
     }
 
     /// The turn in notation.
-    pub fn notation(&self) -> &CompactString {
+    pub fn notation(&self) -> &String {
         &self.notation
     }
 }
@@ -182,7 +181,7 @@ impl Game {
     }
 
     /// The turns played, in notation.
-    pub fn turn_strings(&self) -> &[CompactString] {
+    pub fn turn_strings(&self) -> &[String] {
         &self.notation
     }
 
@@ -242,7 +241,7 @@ impl Game {
         Ok(self.apply(turn, notation, step))
     }
 
-    fn apply(&mut self, turn: Turn, notation: CompactString, step: Step) -> Option<Outcome> {
+    fn apply(&mut self, turn: Turn, notation: String, step: Step) -> Option<Outcome> {
         if step.irreversible {
             self.seen.clear();
         }

@@ -6,7 +6,6 @@ use super::board::{Board, Mask, Point, points};
 use super::color::Color;
 use super::position::{Position, Setup, SetupError, Turn};
 use super::variant::Variant;
-use compact_str::CompactString;
 use std::fmt::Write;
 
 /// Why a piece of notation could not be read.
@@ -63,19 +62,25 @@ pub fn parse_turn(board: &Board, s: &str) -> Result<Turn, NotationError> {
     Ok(Turn { from, to, remove })
 }
 
-/// Writes a turn. The text lives inline (no allocation) however long the board's names are in
-/// practice: a state message carries every turn so far and every legal turn, written anew each time.
-pub fn turn_to_string(board: &Board, turn: Turn) -> CompactString {
-    let mut s = CompactString::const_new("");
+/// Writes a turn into `out`: into whatever string type the caller keeps (a state message writes
+/// every legal turn anew for every change, into strings that need no allocation).
+pub fn write_turn(board: &Board, out: &mut impl Write, turn: Turn) -> std::fmt::Result {
     if let Some(from) = turn.from {
-        s.push_str(board.name(from));
-        s.push('-');
+        out.write_str(board.name(from))?;
+        out.write_char('-')?;
     }
-    s.push_str(board.name(turn.to));
+    out.write_str(board.name(turn.to))?;
     if let Some(r) = turn.remove {
-        s.push('x');
-        s.push_str(board.name(r));
+        out.write_char('x')?;
+        out.write_str(board.name(r))?;
     }
+    Ok(())
+}
+
+/// A turn in notation.
+pub fn turn_to_string(board: &Board, turn: Turn) -> String {
+    let mut s = String::new();
+    let _ = write_turn(board, &mut s, turn);
     s
 }
 
@@ -192,9 +197,14 @@ impl Variant {
         parse_turn(self.board(), s)
     }
 
-    /// Writes a turn with this variant's point names.
-    pub fn turn_string(&self, turn: Turn) -> CompactString {
+    /// A turn in notation, with this variant's point names.
+    pub fn turn_string(&self, turn: Turn) -> String {
         turn_to_string(self.board(), turn)
+    }
+
+    /// Writes a turn with this variant's point names into `out`.
+    pub fn write_turn(&self, out: &mut impl Write, turn: Turn) -> std::fmt::Result {
+        write_turn(self.board(), out, turn)
     }
 }
 

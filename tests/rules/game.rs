@@ -185,7 +185,7 @@ fn lasker_counts_men_in_hand_towards_flying() {
     let turns: Vec<String> = g
         .legal_turns()
         .iter()
-        .map(|&t| g.variant().turn_string(t).into())
+        .map(|&t| g.variant().turn_string(t))
         .collect();
     assert!(
         turns.contains(&"a7-c5".to_string()),

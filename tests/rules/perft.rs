@@ -114,10 +114,8 @@ fn random_games_generate_the_same_turns_as_the_naive_implementation() {
             let mut naive = Naive::start(variant.rules());
             for ply in 0..200 {
                 let mut turns = game.variant().legal_turns(game.position());
-                let mut names: Vec<String> = turns
-                    .iter()
-                    .map(|&t| variant.turn_string(t).into())
-                    .collect();
+                let mut names: Vec<String> =
+                    turns.iter().map(|&t| variant.turn_string(t)).collect();
                 names.sort();
                 assert_eq!(
                     names,
