@@ -185,13 +185,14 @@ impl Http {
 
     /// A new game with a time control (`untimed`, `M+S`, `Nd`).
     pub async fn create_timed(&self, variant: &str, color: &str, clock: &str) -> Seat {
+        self.create_with(json!({"variant": variant, "options": {}, "color": color, "clock": clock}))
+            .await
+    }
+
+    /// A new game from a `POST /api/games` body; the creator's seat.
+    pub async fn create_with(&self, request: Value) -> Seat {
         let (status, body) = self
-            .request(
-                "POST",
-                "/api/games",
-                None,
-                Some(json!({"variant": variant, "options": {}, "color": color, "clock": clock})),
-            )
+            .request("POST", "/api/games", None, Some(request))
             .await;
         assert_eq!(status, 201, "{body}");
         Seat {

@@ -1,7 +1,7 @@
 //! Live play over real WebSockets against a server on 127.0.0.1:0: whole games to a result,
 //! spectators, seats, bad input of every kind, and reconnecting.
 
-use crate::harness::{Seat, TestServer, Ws, eager_turn, turns};
+use crate::harness::{TestServer, Ws, eager_turn, turns};
 use futures_util::SinkExt;
 use merels::catalog::Catalog;
 use merels::rules::Game;
@@ -423,20 +423,11 @@ async fn an_update_costs_the_same_at_ply_20_and_at_ply_110() {
     let turns = long_game(111);
     let server = TestServer::start().await;
     let http = server.http();
-    let (status, body) = http
-        .request(
-            "POST",
-            "/api/games",
-            None,
-            Some(json!({"variant": "nine-mens-morris", "options": {"flying": "off"}, "color": "white"})),
+    let white = http
+        .create_with(
+            json!({"variant": "nine-mens-morris", "options": {"flying": "off"}, "color": "white"}),
         )
         .await;
-    assert_eq!(status, 201, "{body}");
-    let white = Seat {
-        id: body["id"].as_str().unwrap().into(),
-        color: "white".into(),
-        secret: body["secret"].as_str().unwrap().into(),
-    };
     let black = http.join(&white.id).await;
     let mut watcher = server.ws(&white.id, None).await;
     let mut bytes = Vec::new();
