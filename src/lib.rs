@@ -8,7 +8,8 @@
 //! - [`catalog`]: the variant files under `variants/`, embedded in the binary: YAML front matter
 //!   for the engine above a Markdown rules page; and each board as clients draw it.
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
-//! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules.
+//! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules; [`time`]:
+//!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause).
 //! - [`protocol`]: the typed, versioned messages between clients and the server: the whole state
 //!   of a game, and the bounded update every change sends.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
@@ -38,6 +39,7 @@ pub mod rooms;
 pub mod rules;
 pub mod server;
 pub mod store;
+pub mod time;
 
 #[cfg(test)]
 mod layers {
@@ -51,6 +53,7 @@ mod layers {
     const MAY_USE: &[(&str, &[&str])] = &[
         ("rules", &[]),
         ("metrics", &[]),
+        ("time", &[]),
         ("config", &[]),
         ("clock", &["rules"]),
         ("catalog", &["rules"]),
@@ -58,7 +61,9 @@ mod layers {
         ("store", &["rules", "clock", "metrics"]),
         (
             "rooms",
-            &["rules", "clock", "catalog", "metrics", "protocol", "store"],
+            &[
+                "rules", "clock", "catalog", "metrics", "protocol", "store", "time",
+            ],
         ),
         (
             "http",
@@ -68,20 +73,22 @@ mod layers {
         ),
         (
             "bench",
-            &["rules", "clock", "catalog", "protocol", "store", "config"],
+            &[
+                "rules", "clock", "catalog", "protocol", "store", "config", "time",
+            ],
         ),
         (
             "server",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "http",
+                "http", "time",
             ],
         ),
         (
             "cli",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "http", "server", "bench",
+                "http", "server", "bench", "time",
             ],
         ),
     ];

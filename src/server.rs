@@ -7,7 +7,8 @@ use crate::config::Config;
 use crate::http::{AppState, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
-use crate::store::{Store, StoreError, now_ms};
+use crate::store::{Store, StoreError};
+use crate::time::wall_ms;
 use axum::serve::ListenerExt;
 use std::future::Future;
 use std::future::IntoFuture;
@@ -108,7 +109,7 @@ pub async fn run(
 /// Closes unfinished games that nobody touched for `after`, now and then, until shutdown.
 async fn sweep_stale_games(rooms: Rooms, after: Duration, stop: CancellationToken) {
     loop {
-        let before = now_ms() - after.as_millis() as i64;
+        let before = wall_ms() - after.as_millis() as i64;
         match rooms.store().stale_games(before, 500).await {
             Ok(ids) => {
                 for id in ids {

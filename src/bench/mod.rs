@@ -347,7 +347,7 @@ mod tempfile_dir {
             let path = std::env::temp_dir().join(format!(
                 "merels-bench-{}-{}",
                 std::process::id(),
-                crate::store::now_ms()
+                crate::time::wall_ms()
             ));
             std::fs::create_dir_all(&path)?;
             Ok(Dir(path))

@@ -2,12 +2,13 @@
 //! a [`Table`]. Stored data that does not replay is [`RoomError::Unreadable`], never a write error.
 
 use super::core::Table;
-use super::{RoomError, Rooms, RoomsConfig, now_ms};
+use super::{RoomError, Rooms, RoomsConfig};
 use crate::catalog::{Catalog, parse_options};
 use crate::clock::{Clock, TimeControl};
 use crate::protocol::Status;
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{ClockRow, StoredGame};
+use crate::time::room_ms;
 
 /// Reads the game from the store into a table; [`RoomError::NotFound`] if there is none.
 pub(super) async fn load(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
@@ -92,7 +93,7 @@ pub(super) fn table_from(
         control,
         clock,
         // Nobody is connected to a room just loaded: every seat is away from now on.
-        away_since: [Some(now_ms()); 2],
+        away_since: [Some(room_ms()); 2],
         absence_ms: absence.map(|d| d.as_millis() as i64),
         draw_offer: offer(&row.draw_offer),
         takeback_offer: offer(&row.takeback_offer),

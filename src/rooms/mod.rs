@@ -3,11 +3,14 @@
 //! state; everything else talks to the room over its channel.
 //!
 //! - [`Rooms`] (here) maps ids to room handles and starts a room on demand.
-//! - `core` decides what each command does, purely; `clocks` is its arithmetic of time.
+//! - `core` decides what each ask does, purely, with `offers` (draws, takebacks, rematches) and
+//!   `clocks` (deadlines and claims); `tests` tests them without a store or a socket.
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
 //!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
 //!   from the store; `command` is what a room can be asked.
-//! - [`outbox`] is each connection's queue; [`secrets`] makes ids and seat secrets.
+//! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
+//!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
+//!   secrets.
 //!
 //! Both transports (HTTP and WebSocket) act through [`Action`]: one path for a turn, whichever
 //! way it came.
@@ -33,31 +36,23 @@ use crate::metrics::Metrics;
 use crate::protocol::GameState;
 use crate::rules::Color;
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
+use crate::time::room_ms;
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use command::{Answer, Command};
 pub use error::RoomError;
 use outbox::Outbox;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-/// The rooms' time, Unix milliseconds: the wall clock when first asked, advanced by tokio's
-/// clock from then on. Clocks, deadlines and stored times all read it, so that a test that
-/// pauses tokio's clock drives every one of them, and a jump of the wall clock moves none.
-pub fn now_ms() -> i64 {
-    static EPOCH: OnceLock<(i64, Instant)> = OnceLock::new();
-    let (wall, start) = *EPOCH.get_or_init(|| (crate::store::now_ms(), Instant::now()));
-    wall + Instant::now().saturating_duration_since(start).as_millis() as i64
-}
-
 /// The tokio instant of a moment in the rooms' time (now, if it has passed).
 fn instant_at(ms: i64) -> Instant {
-    Instant::now() + Duration::from_millis((ms - now_ms()).max(0) as u64)
+    Instant::now() + Duration::from_millis((ms - room_ms()).max(0) as u64)
 }
 
 /// A live connection to a room, returned by [`Rooms::connect`].
@@ -193,7 +188,7 @@ impl Rooms {
         };
         let secret = secrets::new_secret();
         let hash = Some(secrets::hash(&secret));
-        let at = now_ms();
+        let at = room_ms();
         loop {
             let id = secrets::new_id(at);
             let row = GameRow {

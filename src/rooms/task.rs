@@ -10,9 +10,10 @@ use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from};
 use super::outbox::error_frame;
-use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, now_ms, secrets};
+use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
 use crate::protocol::ErrorCode;
 use crate::store::StoredGame;
+use crate::time::room_ms;
 use std::pin::pin;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -70,7 +71,7 @@ pub(super) async fn run(
     let mut shutting_down = pin!(shutdown.cancelled());
     loop {
         let idle_deadline = idle_since.map(|t| t + config.idle);
-        let wake = room.table.next_wake(now_ms(), room.retry_at);
+        let wake = room.table.next_wake(room_ms(), room.retry_at);
         // The timers live only while the room waits. While it handles what woke it, and waits
         // on the store, none of its own is pending: a paused test clock cannot jump past a write.
         let event = {
@@ -249,7 +250,7 @@ impl Room {
                 }) = self.conns.remove(conn)
                     && !self.conns.connected(seat)
                 {
-                    self.table.away_since[seat.index()] = Some(now_ms());
+                    self.table.away_since[seat.index()] = Some(room_ms());
                 }
                 let _ = reply.send(Ok(()));
             }
@@ -268,7 +269,7 @@ impl Room {
         action: Action,
     ) -> Result<Option<SeatGrant>, RoomError> {
         let seat = self.seat_for(actor)?;
-        let now = now_ms();
+        let now = room_ms();
         let ask = match action {
             Action::Turn(text) => Ask::Turn { seat, text },
             Action::End(ending) => Ask::End { seat, ending },
@@ -298,7 +299,7 @@ impl Room {
         }
         .ok_or(RoomError::NotSeated)?;
         if let Some(since) = &mut self.table.away_since[seat.index()] {
-            *since = now_ms();
+            *since = room_ms();
         }
         Ok(seat)
     }
@@ -308,7 +309,7 @@ impl Room {
         let ask = Ask::Join {
             hash: secrets::hash(&secret),
         };
-        let plan = self.table.decide(ask, now_ms())?;
+        let plan = self.table.decide(ask, room_ms())?;
         self.execute(rooms, plan).await?;
         let color = self
             .table
@@ -324,7 +325,7 @@ impl Room {
     /// Ends an unfinished game as abandoned; false if it had ended (here or, as the store
     /// said, elsewhere).
     async fn abandon(&mut self, rooms: &Rooms) -> Result<bool, RoomError> {
-        let Some(plan) = self.table.decide(Ask::Abandon, now_ms())? else {
+        let Some(plan) = self.table.decide(Ask::Abandon, room_ms())? else {
             return Ok(false);
         };
         match self.execute(rooms, Some(plan)).await {
@@ -336,14 +337,14 @@ impl Room {
 
     /// Ends the game if its deadline has passed. True if it ended now.
     async fn settle_time(&mut self, rooms: &Rooms) -> bool {
-        let Ok(Some(plan)) = self.table.decide(Ask::Expire, now_ms()) else {
+        let Ok(Some(plan)) = self.table.decide(Ask::Expire, room_ms()) else {
             return false;
         };
         match self.execute(rooms, Some(plan)).await {
             Ok(()) => true,
             Err(RoomError::Store(e)) => {
                 tracing::error!(game = %self.table.id, error = %e, "could not store the end on time");
-                self.retry_at = now_ms() + 1000;
+                self.retry_at = room_ms() + 1000;
                 false
             }
             // The store had the game ended already: the room has reloaded.

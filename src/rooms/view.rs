@@ -2,12 +2,12 @@
 //! shares), the whole game when a connection needs it, the `hello` of a new connection, the
 //! `rematch` announcement, and the record.
 
-use super::now_ms;
 use super::task::Room;
 use crate::protocol::{
     GameState, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status,
 };
 use crate::rules::Color;
+use crate::time::room_ms;
 use axum::extract::ws::Utf8Bytes;
 use std::cell::OnceCell;
 
@@ -23,7 +23,7 @@ impl Room {
 
     /// Where the game stands now, as everyone sees it.
     fn snapshot(&self) -> Snapshot {
-        let now = now_ms();
+        let now = room_ms();
         let table = &self.table;
         let (seats, spectators) = self.presence();
         Snapshot {
@@ -109,7 +109,7 @@ impl Room {
 
     /// The game record, dated today.
     pub(super) fn record(&self) -> String {
-        let date = civil_date(now_ms());
+        let date = civil_date(room_ms());
         let record = self
             .table
             .game

@@ -84,13 +84,6 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
     }
 }
 
-/// Milliseconds since the Unix epoch, the store's time.
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 /// A game as stored, without its turns.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GameRow {

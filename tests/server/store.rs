@@ -2,7 +2,8 @@
 //! (a throwaway cluster started here). The same checks run on each.
 
 use crate::harness::PgCluster;
-use merels::store::{ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp, now_ms};
+use merels::store::{ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp};
+use merels::time::wall_ms as now_ms;
 use std::sync::atomic::Ordering;
 
 fn game(id: &str, at: i64) -> GameRow {
