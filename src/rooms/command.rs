@@ -4,6 +4,7 @@ use super::outbox::{Outbox, error_frame};
 use super::{Acted, Action, Actor, RoomError, SeatGrant};
 use crate::protocol::GameState;
 use crate::rules::Color;
+use axum::extract::ws::Utf8Bytes;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -22,12 +23,19 @@ pub(super) enum Answer {
 }
 
 impl Answer {
-    /// Sends a refusal wherever the answer goes, from outside a room (one that could not
-    /// load, or is shutting down): a connection gets it alone.
-    pub fn refuse(self, e: RoomError) {
+    /// Sends a refusal wherever the answer goes. A connection whose queue is full gets
+    /// `whole()`, the whole state, first, where the room has one to give (a room that could not
+    /// load, or is shutting down, has none).
+    pub fn refuse(self, e: RoomError, whole: Option<&dyn Fn() -> Utf8Bytes>) {
         match self {
             Answer::Wait(reply) => drop(reply.send(Err(e))),
-            Answer::Queue(outbox) => drop(outbox.push_reply(error_frame(e.code(), e.to_string()))),
+            Answer::Queue(outbox) => {
+                let frame = error_frame(e.code(), e.to_string());
+                match whole {
+                    Some(whole) => outbox.push_event(frame, whole),
+                    None => drop(outbox.push_reply(frame)),
+                }
+            }
         }
     }
 }
@@ -73,7 +81,7 @@ impl Command {
     /// shutting down).
     pub fn fail(self, e: RoomError) {
         match self {
-            Command::Act { answer, .. } => answer.refuse(e),
+            Command::Act { answer, .. } => answer.refuse(e, None),
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply } => drop(reply.send(Err(e))),
             Command::State { reply } => drop(reply.send(Err(e))),

@@ -9,7 +9,6 @@ use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from};
-use super::outbox::error_frame;
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
 use crate::protocol::ErrorCode;
 use crate::store::StoredGame;
@@ -195,10 +194,7 @@ impl Room {
                         let _ = reply.send(Ok(Acted { state, rematch }));
                     }
                     (Ok(_), Answer::Queue(_)) => {}
-                    (Err(e), Answer::Queue(outbox)) => {
-                        outbox.push_event(error_frame(e.code(), e.to_string()), || self.whole());
-                    }
-                    (Err(e), answer) => answer.refuse(e),
+                    (Err(e), answer) => answer.refuse(e, Some(&|| self.whole())),
                 }
             }
             Command::Authenticate { secret, reply } => {
