@@ -86,11 +86,20 @@ async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
         .await
 }
 
+/// The visible text of the first element `css` finds, or nothing if there is none. A page that
+/// renders between finding an element and reading it has replaced the element (the player cards
+/// are drawn anew for every state), so a read that fails finds it again rather than reading as
+/// empty.
 async fn text(c: &Client, css: &str) -> String {
-    match c.find(Locator::Css(css)).await {
-        Ok(e) => e.text().await.unwrap_or_default(),
-        Err(_) => String::new(),
+    for _ in 0..5 {
+        let Ok(e) = c.find(Locator::Css(css)).await else {
+            return String::new();
+        };
+        if let Ok(text) = e.text().await {
+            return text;
+        }
     }
+    String::new()
 }
 
 async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
