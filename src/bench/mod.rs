@@ -727,6 +727,12 @@ async fn game(
     let sent: SendTimes = Arc::default();
     let mut tasks = Vec::new();
     let n = slot * (2 + spectators);
+    // The audience takes its seats before the players theirs: every spectator watches the whole
+    // game, and none arrives after its end (which would measure greeting, not play).
+    for i in 0..spectators {
+        let ws = connect(addr, n + 2 + i, &id, None).await?;
+        tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
+    }
     for (i, secret) in [Some(white), Some(black)].into_iter().enumerate() {
         let ws = connect(addr, n + i, &id, secret.as_deref()).await?;
         tasks.push(tokio::spawn(player(
@@ -736,10 +742,6 @@ async fn game(
             ((slot as u64) << 32 | nth) * 2 + i as u64,
         )));
     }
-    for i in 0..spectators {
-        let ws = connect(addr, n + 2 + i, &id, None).await?;
-        tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
-    }
     if first {
         shared
             .connected
@@ -747,7 +749,7 @@ async fn game(
         let _ = go.wait_for(|&g| g).await;
     }
     // The game is over when the players' tasks end.
-    let mut players: Vec<_> = tasks.drain(..2).collect();
+    let mut players: Vec<_> = tasks.drain(spectators..).collect();
     for p in players.iter_mut() {
         let _ = p.await;
     }
