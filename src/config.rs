@@ -102,6 +102,15 @@ struct Standalone {
 }
 
 impl Config {
+    /// Whether the site is served over HTTPS (its public URL says so): seat cookies are then
+    /// `Secure` and answers carry HSTS.
+    pub fn https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .and_then(|u| u.get(..8))
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"))
+    }
+
     /// The configuration from the environment alone, with defaults for the rest.
     pub fn try_parse_from_env() -> Result<Config, clap::Error> {
         use clap::Parser;

@@ -145,7 +145,7 @@ fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
 
 fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
     let base = base_url(&app.config, headers);
-    let cookie = seat_cookie(&grant.id, &grant.secret);
+    let cookie = seat_cookie(&app.config, &grant.id, &grant.secret);
     (
         status,
         [(SET_COOKIE, cookie)],

@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use axum::http::HeaderMap;
-use axum::http::header::{HOST, ORIGIN};
+use axum::http::header::ORIGIN;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -143,25 +143,24 @@ pub fn client_ip(config: &Config, headers: &HeaderMap, peer: SocketAddr) -> IpAd
     peer.ip()
 }
 
-/// Whether a WebSocket upgrade may proceed: no Origin (not a browser), the site's own origin, the
-/// public URL's, or one configured as allowed.
-pub fn origin_allowed(config: &Config, headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(ORIGIN).and_then(|v| v.to_str().ok()) else {
-        return true;
+/// Whether a request comes from one of this site's own pages, as far as the browser says.
+/// Browsers send `Origin` with every cross-origin POST and every WebSocket handshake: when it is
+/// there it must be this site's origin exactly (the public URL, or `http://` and the request's
+/// host), scheme included, or one configured as allowed. Without it, a browser's
+/// `Sec-Fetch-Site` must not say another site; a request with neither is no browser's, and so
+/// carries no victim's cookie. Sibling subdomains are other sites here (SameSite cookies do not
+/// stop them).
+pub fn from_own_pages(config: &Config, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(ORIGIN) else {
+        return !headers
+            .get("sec-fetch-site")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|site| site == "cross-site" || site == "same-site");
     };
-    let origin = origin.trim_end_matches('/');
-    let host = headers
-        .get(HOST)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let same_site = origin
-        .split_once("://")
-        .is_some_and(|(_, rest)| !host.is_empty() && rest == host);
-    same_site
-        || config
-            .public_url
-            .as_deref()
-            .is_some_and(|u| u.trim_end_matches('/') == origin)
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    origin == super::base_url(config, headers).to_ascii_lowercase()
         || config
             .allowed_origins
             .iter()
@@ -171,6 +170,7 @@ pub fn origin_allowed(config: &Config, headers: &HeaderMap) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::header::HOST;
 
     #[test]
     fn buckets_allow_bursts_then_the_rate() {
@@ -180,29 +180,47 @@ mod tests {
     }
 
     #[test]
-    fn origins_must_be_the_sites_own_or_allowed() {
+    fn origins_must_be_the_sites_own_exactly_or_allowed() {
         let mut config = Config::new("127.0.0.1:0".parse().unwrap(), "sqlite::memory:");
-        let headers = |origin: Option<&str>| {
+        let headers = |origin: Option<&str>, site: Option<&str>| {
             let mut h = HeaderMap::new();
-            h.insert(HOST, "merels.example:8080".parse().unwrap());
+            h.insert(HOST, "Merels.example:8080".parse().unwrap());
             if let Some(o) = origin {
                 h.insert(ORIGIN, o.parse().unwrap());
             }
+            if let Some(s) = site {
+                h.insert("sec-fetch-site", s.parse().unwrap());
+            }
             h
         };
-        assert!(origin_allowed(&config, &headers(None)));
-        assert!(origin_allowed(
+        let own = |config: &Config, origin, site| from_own_pages(config, &headers(origin, site));
+        assert!(own(&config, None, None), "not a browser");
+        assert!(own(&config, None, Some("same-origin")));
+        assert!(!own(&config, None, Some("cross-site")));
+        assert!(
+            !own(&config, None, Some("same-site")),
+            "a sibling subdomain"
+        );
+        assert!(own(&config, Some("http://merels.example:8080"), None));
+        for other in [
+            "https://merels.example:8080",
+            "ws://merels.example:8080",
+            "HTTP://merels.example:8080",
+            "http://merels.example",
+            "http://evil.merels.example:8080",
+            "https://evil.example",
+            "null",
+        ] {
+            assert!(!own(&config, Some(other), None), "{other}");
+        }
+        config.public_url = Some("https://merels.example".into());
+        assert!(own(&config, Some("https://merels.example"), None));
+        assert!(!own(&config, Some("http://merels.example"), None));
+        config.allowed_origins = vec!["https://friend.example/".into()];
+        assert!(own(
             &config,
-            &headers(Some("http://merels.example:8080"))
-        ));
-        assert!(!origin_allowed(
-            &config,
-            &headers(Some("https://evil.example"))
-        ));
-        config.allowed_origins = vec!["https://friend.example".into()];
-        assert!(origin_allowed(
-            &config,
-            &headers(Some("https://friend.example"))
+            Some("https://friend.example"),
+            Some("cross-site")
         ));
     }
 }

@@ -16,10 +16,11 @@ use crate::metrics::Metrics;
 use crate::rooms::Rooms;
 use axum::Router;
 use axum::extract::State;
-use axum::http::HeaderMap;
-use axum::http::header::{AUTHORIZATION, COOKIE, HOST};
+use axum::http::header::{self, AUTHORIZATION, COOKIE, HOST};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::routing::{get, post};
 use std::sync::Arc;
+use tower_http::set_header::SetResponseHeaderLayer;
 
 /// What every handler can reach.
 #[derive(Debug, Clone)]
@@ -46,14 +47,48 @@ impl AppState {
     }
 }
 
-/// Answers 408 for a request that takes longer than the configured limit, and counts it. (Not
-/// tower-http's `TimeoutLayer`: this one answers with the API's JSON error and counts the limit.)
-async fn request_timeout(
+/// Refuses with 403 a request that would change something when a browser sends it from
+/// another site's page (a form or script there would ride the seat cookie), unless it carries a
+/// bearer token, which no other site's page can have; answers 413 at once for a body announced
+/// larger than the limit (waiting for it would only end in a timeout), and 408 for a request
+/// that takes longer than the configured limit. Each is counted. (Not tower-http's
+/// `TimeoutLayer`: this one answers with the API's JSON error and counts the limit.)
+async fn request_limits(
     State(app): State<AppState>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
+    let headers = request.headers();
+    if !request.method().is_safe()
+        && !headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("Bearer "))
+        && !limits::from_own_pages(&app.config, headers)
+    {
+        app.metrics.limit("origin");
+        return error::ApiError::new(
+            crate::protocol::ErrorCode::ForbiddenOrigin,
+            "changes come only from this site's own pages (or with a bearer token)",
+        )
+        .into_response();
+    }
+    let announced = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if announced.is_some_and(|n| n > app.config.max_body_bytes as u64) {
+        app.metrics.limit("body_size");
+        return error::ApiError::new(
+            crate::protocol::ErrorCode::TooLarge,
+            format!(
+                "request bodies are at most {} bytes",
+                app.config.max_body_bytes
+            ),
+        )
+        .into_response();
+    }
     let limit = std::time::Duration::from_secs(app.config.request_timeout_secs);
     match tokio::time::timeout(limit, next.run(request)).await {
         Ok(response) => response,
@@ -71,7 +106,7 @@ async fn request_timeout(
 /// The whole application: every route, ready to serve or to drive from a test.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.config.max_body_bytes;
-    Router::new()
+    let router = Router::new()
         .route("/", get(pages::home))
         .route("/games", post(pages::create))
         .route("/g/{id}", get(pages::game))
@@ -92,10 +127,15 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            request_timeout,
+            request_limits,
         ))
         // A span per request, and its method, path, status and time at `debug`.
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http());
+    security_headers(&state.config)
+        .into_iter()
+        .fold(router, |router, (name, value)| {
+            router.layer(SetResponseHeaderLayer::if_not_present(name, value))
+        })
         .with_state(state)
 }
 
@@ -104,12 +144,48 @@ pub fn seat_cookie_name(id: &str) -> String {
     format!("merels_seat_{id}")
 }
 
-/// A `Set-Cookie` value that gives the browser a seat: HttpOnly, SameSite=Lax, a year long.
-pub fn seat_cookie(id: &str, secret: &str) -> String {
+/// A `Set-Cookie` value that gives the browser a seat: HttpOnly, SameSite=Lax, a year long,
+/// and `Secure` when the site is served over HTTPS.
+pub fn seat_cookie(config: &Config, id: &str, secret: &str) -> String {
+    let secure = if config.https() { "; Secure" } else { "" };
     format!(
-        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000",
+        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}",
         seat_cookie_name(id)
     )
+}
+
+/// The Content-Security-Policy of every answer: the client's own scripts, styles and sockets
+/// only (it has no inline script or style), and no framing, so that a page of another site
+/// cannot frame a game and trick a player into clicking "Resign".
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+     style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; \
+     form-action 'self'; frame-ancestors 'none'";
+
+/// The headers every answer carries: the CSP above and its older equivalents, no MIME
+/// sniffing, no `Referer` (a game's address may carry a seat), and HSTS behind HTTPS.
+fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
+    let mut headers = vec![
+        (
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        ),
+        (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+        (
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ),
+        (
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("no-referrer"),
+        ),
+    ];
+    if config.https() {
+        headers.push((
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=31536000"),
+        ));
+    }
+    headers
 }
 
 /// The seat secret a request presents for game `id`: a bearer token, or else the seat cookie.

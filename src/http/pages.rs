@@ -101,7 +101,10 @@ pub async fn create(
         StatusCode::SEE_OTHER,
         [
             (LOCATION, format!("/g/{}", grant.id)),
-            (SET_COOKIE, seat_cookie(&grant.id, &grant.secret)),
+            (
+                SET_COOKIE,
+                seat_cookie(&app.config, &grant.id, &grant.secret),
+            ),
         ],
     )
         .into_response())
@@ -119,7 +122,7 @@ pub async fn game(
         let mut response =
             (StatusCode::SEE_OTHER, [(LOCATION, format!("/g/{id}"))]).into_response();
         if let Ok(Some(_)) = app.rooms.seat_of(&id, Some(secret.clone())).await
-            && let Ok(cookie) = seat_cookie(&id, secret).parse()
+            && let Ok(cookie) = seat_cookie(&app.config, &id, secret).parse()
         {
             response.headers_mut().insert(SET_COOKIE, cookie);
         }

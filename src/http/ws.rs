@@ -7,7 +7,7 @@
 //! 1009.
 
 use super::error::ApiError;
-use super::limits::{Bucket, client_ip, origin_allowed};
+use super::limits::{Bucket, client_ip, from_own_pages};
 use super::{AppState, base_url, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
@@ -34,7 +34,7 @@ pub async fn upgrade(
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let metrics = app.metrics.clone();
-    if !origin_allowed(&app.config, &headers) {
+    if !from_own_pages(&app.config, &headers) {
         metrics.limit("origin");
         return ApiError::new(
             ErrorCode::ForbiddenOrigin,

@@ -94,20 +94,36 @@ impl ClientMessage {
         serde_json::from_value(serde_json::json!({ "type": name })).ok()
     }
 
-    /// Parses a text frame.
+    /// Parses a text frame. Extra fields are refused, on messages without fields too.
     pub fn parse(text: &str) -> Result<ClientMessage, ParseError> {
         #[derive(Deserialize)]
         struct Envelope {
             #[serde(rename = "type")]
             kind: String,
         }
-        serde_json::from_str(text).map_err(|e| match serde_json::from_str::<Envelope>(text) {
-            Err(_) => ParseError::Malformed(e.to_string()),
-            Ok(env) if ClientMessage::TYPES.contains(&env.kind.as_str()) => {
-                ParseError::BadFields(e.to_string())
+        // serde lets a unit variant of an internally tagged enum ignore the rest of the
+        // object, whatever `deny_unknown_fields` says: `{"type":"resign","seat":"black"}`
+        // would resign. Those messages are held to `type` alone here.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct TypeAlone {
+            #[serde(rename = "type")]
+            _kind: serde::de::IgnoredAny,
+        }
+        let message: ClientMessage = serde_json::from_str(text).map_err(|e| {
+            match serde_json::from_str::<Envelope>(text) {
+                Err(_) => ParseError::Malformed(e.to_string()),
+                Ok(env) if ClientMessage::TYPES.contains(&env.kind.as_str()) => {
+                    ParseError::BadFields(e.to_string())
+                }
+                Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
             }
-            Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
-        })
+        })?;
+        if !matches!(message, ClientMessage::Move { .. }) {
+            serde_json::from_str::<TypeAlone>(text)
+                .map_err(|e| ParseError::BadFields(format!("this message has no fields: {e}")))?;
+        }
+        Ok(message)
     }
 }
 
@@ -205,7 +221,7 @@ pub enum ErrorCode {
     SeatsTaken,
     /// The action is not allowed at this point of the game.
     NotAllowed,
-    /// A WebSocket upgrade from a page of another site.
+    /// A change asked (or a WebSocket opened) from a page of another site.
     ForbiddenOrigin,
     /// The request took too long.
     Timeout,
@@ -342,5 +358,32 @@ mod tests {
             "it has a field"
         );
         assert_eq!(ClientMessage::without_fields("nope"), None);
+    }
+
+    #[test]
+    fn extra_fields_are_refused_on_every_message() {
+        let bad = |text: &str| {
+            assert!(
+                matches!(ClientMessage::parse(text), Err(ParseError::BadFields(_))),
+                "{text} was taken"
+            )
+        };
+        bad(r#"{"type":"resign","seat":"black","x":[1]}"#);
+        bad(r#"{"type":"draw_offer","x":null}"#);
+        bad(r#"{"type":"ping","type2":1}"#);
+        bad(r#"{"type":"move","move":"a1","seat":"black"}"#);
+        bad(r#"{"type":"move"}"#);
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"resign"}"#),
+            Ok(ClientMessage::Resign)
+        );
+        assert_eq!(
+            ClientMessage::parse(r#" { "move" : "a1", "type" : "move" } "#),
+            Ok(ClientMessage::Move { turn: "a1".into() })
+        );
+        assert!(matches!(
+            ClientMessage::parse(r#"{"type":"resign_now"}"#),
+            Err(ParseError::UnknownType(_))
+        ));
     }
 }

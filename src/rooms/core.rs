@@ -212,7 +212,7 @@ impl Table {
         }
         let variant = self.game.variant();
         let turn = variant
-            .parse_turn(text.trim())
+            .parse_turn(text)
             .map_err(|e| RoomError::BadNotation(e.to_string()))?;
         let checked = self
             .game

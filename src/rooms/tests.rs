@@ -59,10 +59,7 @@ fn fresh() -> Fresh {
 #[test]
 fn a_turn_is_a_plan_to_store_and_changes_nothing_until_applied() {
     let table = table(TimeControl::Untimed);
-    let plan = table
-        .decide(turn(Color::White, " a1 "), T0)
-        .unwrap()
-        .unwrap();
+    let plan = table.decide(turn(Color::White, "a1"), T0).unwrap().unwrap();
     match &plan.op {
         WriteOp::AppendTurn {
             ply, notation, end, ..
@@ -87,6 +84,16 @@ fn turns_are_refused_for_the_right_reasons() {
         table.decide(turn(Color::White, "zz"), T0),
         Err(RoomError::BadNotation(_))
     ));
+    // Notation has no spaces: a turn wrapped in any kind of them is not guessed at.
+    for spaced in [" a1 ", "a1\n", "\u{a0}a1\u{3000}", "a1 - a4"] {
+        assert!(
+            matches!(
+                table.decide(turn(Color::White, spaced), T0),
+                Err(RoomError::BadNotation(_))
+            ),
+            "{spaced:?} was taken"
+        );
+    }
     act(&mut table, turn(Color::White, "a1"), T0).unwrap();
     assert!(matches!(
         table.decide(turn(Color::Black, "a1"), T0),

@@ -58,9 +58,15 @@ pub struct TestServer {
 impl TestServer {
     /// A server on a fresh SQLite file in a temporary folder.
     pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// A server on a fresh SQLite file in a temporary folder, with the configuration adjusted
+    /// by `tweak`.
+    pub async fn start_with(tweak: impl FnOnce(&mut Config)) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite:{}", dir.path().join("merels.db").display());
-        let mut server = TestServer::start_on(&url, |_| {}).await;
+        let mut server = TestServer::start_on(&url, tweak).await;
         server._dir = Some(dir);
         server
     }

@@ -2,7 +2,7 @@
 //! and `/metrics` counts it.
 
 use crate::harness::{TestServer, Ws, turns};
-use serde_json::json;
+use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -56,7 +56,7 @@ async fn keep_playing(white: &mut Ws, black: &mut Ws) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_messages_close_with_1009() {
-    let server = TestServer::start_on(&temp_db(), |c| c.max_message_bytes = 1024).await;
+    let server = TestServer::start_with(|c| c.max_message_bytes = 1024).await;
     let (mut white, mut black) = game(&server).await;
     let mut flooder = server.ws(white.state["id"].as_str().unwrap(), None).await;
     flooder.send_text(&"x".repeat(5000)).await;
@@ -68,7 +68,7 @@ async fn oversized_messages_close_with_1009() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flooding_connection_is_slowed_then_cut_off() {
-    let server = TestServer::start_on(&temp_db(), |c| c.messages_per_sec = 5).await;
+    let server = TestServer::start_with(|c| c.messages_per_sec = 5).await;
     let (mut white, mut black) = game(&server).await;
     let mut flooder = server.ws(white.state["id"].as_str().unwrap(), None).await;
     for _ in 0..30 {
@@ -100,7 +100,7 @@ use futures_util::SinkExt;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn too_many_new_games_from_one_address_get_429() {
-    let server = TestServer::start_on(&temp_db(), |c| c.games_per_minute = 3).await;
+    let server = TestServer::start_with(|c| c.games_per_minute = 3).await;
     let http = server.http();
     let (mut white, mut black) = game(&server).await; // one of the three
     http.create("six-mens-morris", "white").await;
@@ -124,7 +124,7 @@ async fn too_many_new_games_from_one_address_get_429() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn too_many_connections_from_one_address_get_429() {
-    let server = TestServer::start_on(&temp_db(), |c| c.connections_per_ip = 3).await;
+    let server = TestServer::start_with(|c| c.connections_per_ip = 3).await;
     let (mut white, mut black) = game(&server).await;
     let id = white.state["id"].as_str().unwrap().to_string();
     let watcher = server.ws(&id, None).await;
@@ -151,10 +151,8 @@ async fn too_many_connections_from_one_address_get_429() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sockets_from_other_sites_pages_get_403() {
-    let server = TestServer::start_on(&temp_db(), |c| {
-        c.allowed_origins = vec!["https://friend.example".into()]
-    })
-    .await;
+    let server =
+        TestServer::start_with(|c| c.allowed_origins = vec!["https://friend.example".into()]).await;
     let (mut white, mut black) = game(&server).await;
     let id = white.state["id"].as_str().unwrap().to_string();
     let upgrade = |origin: &str| {
@@ -184,9 +182,65 @@ async fn sockets_from_other_sites_pages_get_403() {
     server.stop().await;
 }
 
+/// A page of another site (a sibling subdomain included) cannot make a seated browser act: a
+/// plain form there would carry the seat cookie. The site's own pages and bots with a bearer
+/// token can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn actions_from_other_sites_pages_get_403_and_change_nothing() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    http.join(&white.id).await;
+    let cookie = format!("merels_seat_{}={}", white.id, white.secret);
+    let post = |path: String, headers: Vec<(&'static str, String)>| {
+        let mut req = http.client.post(format!("{}{path}", server.base));
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        async move { req.send().await.unwrap() }
+    };
+    let resign = format!("/api/games/{}/resign", white.id);
+    let draw = format!("/api/games/{}/draw/offer", white.id);
+    for headers in [
+        vec![("origin", "https://evil.example".to_string())],
+        vec![("origin", "http://evil.localhost".to_string())],
+        vec![("origin", server.base.replace("http://", "https://"))],
+        vec![("sec-fetch-site", "cross-site".to_string())],
+        vec![("sec-fetch-site", "same-site".to_string())],
+    ] {
+        for path in [&resign, &draw] {
+            let mut with_cookie = headers.clone();
+            with_cookie.push(("cookie", cookie.clone()));
+            let res = post(path.clone(), with_cookie).await;
+            assert_eq!(res.status().as_u16(), 403, "{headers:?}");
+            let body: Value = res.json().await.unwrap();
+            assert_eq!(body["error"], "forbidden_origin");
+        }
+    }
+    assert_eq!(violations(&server, "origin").await, 10.0);
+    let state = http.state(&white.id).await;
+    assert_eq!(state["status"], "playing");
+    assert_eq!(state["draw_offer"], Value::Null);
+
+    // From the site's own page, the same request is obeyed; so is a bot's with its token.
+    let own = vec![
+        ("origin", server.base.clone()),
+        ("sec-fetch-site", "same-origin".to_string()),
+        ("cookie", cookie.clone()),
+    ];
+    assert_eq!(post(draw.clone(), own).await.status().as_u16(), 200);
+    let bot = vec![
+        ("origin", "https://evil.example".to_string()),
+        ("authorization", format!("Bearer {}", white.secret)),
+    ];
+    assert_eq!(post(resign.clone(), bot).await.status().as_u16(), 200);
+    assert_eq!(http.state(&white.id).await["status"], "finished");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_and_oversized_requests_get_408_and_413() {
-    let server = TestServer::start_on(&temp_db(), |c| {
+    let server = TestServer::start_with(|c| {
         c.request_timeout_secs = 1;
         c.max_body_bytes = 1024;
     })
@@ -209,13 +263,25 @@ async fn slow_and_oversized_requests_get_408_and_413() {
     let head = String::from_utf8_lossy(&response[..n]);
     assert!(head.starts_with("HTTP/1.1 408"), "{head}");
     assert_eq!(violations(&server, "request_timeout").await, 1.0);
+
+    // Headers announce a body over the limit: refused at once, not held until the timeout.
+    let mut huge = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    huge.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{").await.unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(5), huge.read(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&response[..n]);
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert_eq!(violations(&server, "body_size").await, 2.0);
+    assert_eq!(violations(&server, "request_timeout").await, 1.0);
     keep_playing(&mut white, &mut black).await;
     server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_report_connections_games_turns_and_latencies() {
-    let server = TestServer::start_on(&temp_db(), |_| {}).await;
+    let server = TestServer::start_with(|_| {}).await;
     let (mut white, mut black) = game(&server).await;
     for _ in 0..4 {
         keep_playing(&mut white, &mut black).await;
@@ -240,9 +306,4 @@ async fn metrics_report_connections_games_turns_and_latencies() {
     );
     assert!(metric(&server, "merels_db_commit_seconds_count").await >= 6.0);
     server.stop().await;
-}
-
-fn temp_db() -> String {
-    let dir = tempfile::tempdir().unwrap().keep();
-    format!("sqlite:{}", dir.join("merels.db").display())
 }

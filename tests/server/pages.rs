@@ -212,3 +212,54 @@ async fn the_setup_form_creates_a_seated_game_without_javascript() {
     }
     server.stop().await;
 }
+
+/// Every answer, pages and API alike, says what a browser may do with it: only the site's own
+/// scripts, styles and sockets, never in a frame, no MIME sniffing and no `Referer`. HSTS and
+/// `Secure` seat cookies come with HTTPS, which the public URL tells.
+#[tokio::test]
+async fn answers_carry_the_browser_security_headers() {
+    fn check(res: &reqwest::Response, https: bool) {
+        let h = res.headers();
+        let csp = h["content-security-policy"].to_str().unwrap();
+        for part in [
+            "default-src 'self'",
+            "script-src 'self'",
+            "frame-ancestors 'none'",
+        ] {
+            assert!(csp.contains(part), "{csp}");
+        }
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(h["x-frame-options"], "DENY");
+        assert_eq!(h["x-content-type-options"], "nosniff");
+        assert_eq!(h["referrer-policy"], "no-referrer");
+        assert_eq!(h.contains_key("strict-transport-security"), https);
+    }
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for https in [false, true] {
+        let server = TestServer::start_with(|c| {
+            c.public_url = https.then(|| "https://merels.example.org".into());
+        })
+        .await;
+        for path in ["/", "/api/variants", "/static/game.js", "/nowhere"] {
+            let res = client
+                .get(format!("{}{path}", server.base))
+                .send()
+                .await
+                .unwrap();
+            check(&res, https);
+        }
+        let res = client
+            .post(format!("{}/games", server.base))
+            .form(&[("variant", "six-mens-morris"), ("color", "white")])
+            .send()
+            .await
+            .unwrap();
+        check(&res, https);
+        let cookie = res.headers()["set-cookie"].to_str().unwrap();
+        assert_eq!(cookie.ends_with("; Secure"), https, "{cookie}");
+        server.stop().await;
+    }
+}

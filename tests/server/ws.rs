@@ -170,6 +170,12 @@ async fn malformed_unknown_and_oversized_messages_get_errors_and_no_panic() {
             "{\"type\":\"move\",\"move\":\"a1\",\"extra\":1}",
             "malformed",
         ),
+        // Messages without fields take none either: this one does not resign.
+        (
+            "{\"type\":\"resign\",\"seat\":\"black\",\"x\":[1]}",
+            "malformed",
+        ),
+        ("{\"type\":\"move\",\"move\":\" a1\"}", "bad_notation"),
     ] {
         ws.send_text(text).await;
         let err = ws.next_of("error").await;
