@@ -49,6 +49,7 @@ pub async fn run(
             idle: config.room_idle(),
             absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
             absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
+            games_per_minute: config.games_per_minute,
             ..RoomsConfig::default()
         },
         stop.clone(),

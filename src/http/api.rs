@@ -2,7 +2,7 @@
 //! bearer tokens (or the browser's seat cookie).
 
 use super::error::ApiError;
-use super::limits::client_ip;
+use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::clock::TimeControl;
 use crate::protocol::{ClientMessage, ErrorCode, GameState, Geometry};
@@ -10,13 +10,13 @@ use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 
 /// `GET /healthz`: the process is alive.
 pub async fn healthz() -> &'static str {
@@ -165,27 +165,6 @@ fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, Ap
     })
 }
 
-/// Refuses a new game when the client's address has created too many this minute.
-pub fn check_game_rate(
-    app: &AppState,
-    headers: &HeaderMap,
-    peer: SocketAddr,
-) -> Result<(), ApiError> {
-    let ip = client_ip(&app.config, headers, peer);
-    if app.limits.allow_game(ip) {
-        Ok(())
-    } else {
-        app.metrics.limit("games_per_minute");
-        Err(ApiError::new(
-            ErrorCode::RateLimited,
-            format!(
-                "at most {} new games a minute from one address; try again shortly",
-                app.config.games_per_minute
-            ),
-        ))
-    }
-}
-
 /// `GET /metrics`: Prometheus text format.
 pub async fn metrics(State(app): State<AppState>) -> Response {
     let metrics = &app.metrics;
@@ -205,16 +184,15 @@ pub async fn metrics(State(app): State<AppState>) -> Response {
 /// `POST /api/games`: creates a game; the creator is seated.
 pub async fn create(
     State(app): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(from): ClientIp,
     headers: HeaderMap,
     json: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let req = body(&app, json)?;
     let clock = time_control(req.clock.as_deref())?;
-    check_game_rate(&app, &headers, peer)?;
     let grant = app
         .rooms
-        .create(&req.variant, &req.options, clock, req.color)
+        .create(from, &req.variant, &req.options, clock, req.color)
         .await?;
     Ok(granted(&app, &headers, grant, StatusCode::CREATED))
 }
@@ -249,11 +227,12 @@ pub struct MoveRequest {
 pub async fn play(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    ClientIp(from): ClientIp,
     headers: HeaderMap,
     json: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let turn = body(&app, json)?.turn;
-    act(&app, &id, &headers, Action::Turn(turn)).await
+    act(&app, &id, from, &headers, Action::Turn(turn)).await
 }
 
 /// `POST /api/games/{id}/{action}`: a WebSocket message without fields, for the bearer's seat:
@@ -261,9 +240,10 @@ pub async fn play(
 pub async fn action(
     State(app): State<AppState>,
     Path((id, action)): Path<(String, String)>,
+    ClientIp(from): ClientIp,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    act(&app, &id, &headers, named_action(&action)?).await
+    act(&app, &id, from, &headers, named_action(&action)?).await
 }
 
 /// `POST /api/games/{id}/{action}/{answer}`: the same for the messages named in two words:
@@ -271,10 +251,11 @@ pub async fn action(
 pub async fn answer(
     State(app): State<AppState>,
     Path((id, action, answer)): Path<(String, String, String)>,
+    ClientIp(from): ClientIp,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let action = named_action(&format!("{action}_{answer}"))?;
-    act(&app, &id, &headers, action).await
+    act(&app, &id, from, &headers, action).await
 }
 
 /// The action of the client message without fields whose type is `name`.
@@ -295,12 +276,13 @@ fn named_action(name: &str) -> Result<Action, ApiError> {
 async fn act(
     app: &AppState,
     id: &str,
+    from: IpAddr,
     headers: &HeaderMap,
     action: Action,
 ) -> Result<Response, ApiError> {
     let rematch = action == Action::Rematch;
     let actor = Actor::Secret(presented_secret(headers, id));
-    let acted = app.rooms.act(id, actor, action).await?;
+    let acted = app.rooms.act(id, actor, from, action).await?;
     if !rematch {
         return Ok(Json(acted.state).into_response());
     }

@@ -1,59 +1,23 @@
-//! Abuse limits: games created per IP per minute and WebSocket messages per connection per second
-//! (token buckets), open connections per IP (a counted slot that frees itself), and the Origin
-//! check on WebSocket upgrades. What happens when one is hit is decided in `error.rs`.
+//! Abuse limits at the edge: WebSocket messages per connection per second, open connections per
+//! address (a counted slot that frees itself), the client's address, and whether a request comes
+//! from this site's own pages. (New games per address are the rooms' cap: a rematch makes games
+//! too.) What happens when one is hit is decided in `error.rs`.
 
+use super::AppState;
 use crate::config::Config;
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::HeaderMap;
 use axum::http::header::ORIGIN;
+use axum::http::request::Parts;
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-/// A token bucket: `rate` tokens a second, holding at most `burst`.
-#[derive(Debug, Clone)]
-pub struct Bucket {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    last: Instant,
-}
-
-impl Bucket {
-    /// A full bucket.
-    pub fn new(rate: f64, burst: f64) -> Bucket {
-        Bucket {
-            tokens: burst,
-            rate,
-            burst,
-            last: Instant::now(),
-        }
-    }
-
-    /// Takes a token if there is one.
-    pub fn take(&mut self) -> bool {
-        let now = Instant::now();
-        let elapsed = now.duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.tokens + self.last.elapsed().as_secs_f64() * self.rate >= self.burst
-    }
-}
 
 /// The per-IP state of the limits.
 #[derive(Debug)]
 pub struct Limits {
-    games: Mutex<HashMap<IpAddr, Bucket>>,
-    games_per_minute: u32,
     connections: Mutex<HashMap<IpAddr, u32>>,
     connections_per_ip: u32,
     /// WebSocket messages per second per connection.
@@ -87,25 +51,10 @@ impl Limits {
     /// The limits of a configuration.
     pub fn new(config: &Config) -> Limits {
         Limits {
-            games: Mutex::new(HashMap::new()),
-            games_per_minute: config.games_per_minute,
             connections: Mutex::new(HashMap::new()),
             connections_per_ip: config.connections_per_ip,
             messages_per_sec: config.messages_per_sec,
         }
-    }
-
-    /// Whether `ip` may create another game now.
-    pub fn allow_game(&self, ip: IpAddr) -> bool {
-        let mut map = self.games.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() > 10_000 {
-            // Forget addresses whose buckets have refilled: they are as good as new.
-            map.retain(|_, b| !b.full());
-        }
-        let per_minute = f64::from(self.games_per_minute);
-        map.entry(ip)
-            .or_insert_with(|| Bucket::new(per_minute / 60.0, per_minute))
-            .take()
     }
 
     /// A place for one more connection from `ip`, or `None` at the limit.
@@ -122,25 +71,50 @@ impl Limits {
         })
     }
 
-    /// A bucket for one connection's messages.
-    pub fn message_bucket(&self) -> Bucket {
-        let rate = f64::from(self.messages_per_sec.max(1));
-        Bucket::new(rate, 2.0 * rate)
+    /// One connection's allowance of messages: the configured rate a second, with bursts of
+    /// twice that.
+    pub fn message_rate(&self) -> DefaultDirectRateLimiter {
+        let rate = NonZeroU32::new(self.messages_per_sec).unwrap_or(NonZeroU32::MIN);
+        RateLimiter::direct(Quota::per_second(rate).allow_burst(rate.saturating_add(rate.get())))
     }
 }
 
-/// The client's address: the peer, or the first X-Forwarded-For hop when configured to trust it.
+/// The client's address: the peer, or, when configured to trust the proxy in front, the
+/// right-most `X-Forwarded-For` hop: the one that proxy added. Hops to its left were written by
+/// the client (or whoever it asked) and prove nothing.
 pub fn client_ip(config: &Config, headers: &HeaderMap, peer: SocketAddr) -> IpAddr {
     if config.trust_forwarded_for
         && let Some(ip) = headers
-            .get("x-forwarded-for")
+            .get_all("x-forwarded-for")
+            .iter()
+            .next_back()
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
+            .and_then(|v| v.rsplit(',').next())
             .and_then(|v| v.trim().parse().ok())
     {
         return ip;
     }
     peer.ip()
+}
+
+/// The client's address as [`client_ip`] finds it, as an extractor.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+impl FromRequestParts<AppState> for ClientIp {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        app: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        // A router served without connection info (none of ours) has no peer to tell.
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(SocketAddr::from(([0, 0, 0, 0], 0)), |c| c.0);
+        Ok(ClientIp(client_ip(&app.config, &parts.headers, peer)))
+    }
 }
 
 /// Whether a request comes from one of this site's own pages, as far as the browser says.
@@ -173,10 +147,11 @@ mod tests {
     use axum::http::header::HOST;
 
     #[test]
-    fn buckets_allow_bursts_then_the_rate() {
-        let mut b = Bucket::new(1.0, 3.0);
-        assert!(b.take() && b.take() && b.take());
-        assert!(!b.take());
+    fn messages_come_in_bursts_then_at_the_rate() {
+        let mut config = Config::new("127.0.0.1:0".parse().unwrap(), "sqlite::memory:");
+        config.messages_per_sec = 3;
+        let rate = Limits::new(&config).message_rate();
+        assert_eq!((0..10).filter(|_| rate.check().is_ok()).count(), 6);
     }
 
     #[test]

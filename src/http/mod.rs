@@ -162,7 +162,8 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      form-action 'self'; frame-ancestors 'none'";
 
 /// The headers every answer carries: the CSP above and its older equivalents, no MIME
-/// sniffing, no `Referer` (a game's address may carry a seat), and HSTS behind HTTPS.
+/// sniffing, no `Referer` to other sites (a game's address may carry a seat; `no-referrer` would
+/// also make browsers send `Origin: null` on the site's own forms), and HSTS behind HTTPS.
 fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
     let mut headers = vec![
         (
@@ -176,7 +177,7 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
         ),
         (
             header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
+            HeaderValue::from_static("same-origin"),
         ),
     ];
     if config.https() {

@@ -3,16 +3,16 @@
 
 use super::error::ApiError;
 use super::html::{board_svg, escape, layout, setup_form};
+use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookie};
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header::{LOCATION, SET_COOKIE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
-use std::net::SocketAddr;
 
 /// `GET /`: every variant with a thumbnail of its board and its table setup, and the games being
 /// played now, which anyone can watch.
@@ -73,11 +73,9 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
 /// `POST /games` (the home page's forms): creates a game and takes the creator to it, seated.
 pub async fn create(
     State(app): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
+    ClientIp(from): ClientIp,
     Form(form): Form<HashMap<String, String>>,
 ) -> Result<Response, ApiError> {
-    super::api::check_game_rate(&app, &headers, peer)?;
     let variant = form.get("variant").map(String::as_str).unwrap_or_default();
     let color = match form.get("color").map(String::as_str) {
         Some("white") => ColorChoice::White,
@@ -96,7 +94,10 @@ pub async fn create(
         other => other.unwrap_or_default().to_string(),
     };
     let clock = super::api::time_control(Some(&clock))?;
-    let grant = app.rooms.create(variant, &options, clock, color).await?;
+    let grant = app
+        .rooms
+        .create(from, variant, &options, clock, color)
+        .await?;
     Ok((
         StatusCode::SEE_OTHER,
         [

@@ -7,7 +7,7 @@
 //! 1009.
 
 use super::error::ApiError;
-use super::limits::{Bucket, client_ip, from_own_pages};
+use super::limits::{ClientIp, from_own_pages};
 use super::{AppState, base_url, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
@@ -16,12 +16,13 @@ use crate::rooms::{Action, Connection, Rooms};
 use crate::rules::Color;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
+use governor::DefaultDirectRateLimiter;
 use std::collections::VecDeque;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,7 +30,7 @@ use std::time::Duration;
 pub async fn upgrade(
     State(app): State<AppState>,
     Path(id): Path<String>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ClientIp(from): ClientIp,
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
@@ -42,7 +43,7 @@ pub async fn upgrade(
         )
         .into_response();
     }
-    let Some(slot) = app.limits.connect(client_ip(&app.config, &headers, peer)) else {
+    let Some(slot) = app.limits.connect(from) else {
         metrics.limit("connections_per_ip");
         return ApiError::new(
             ErrorCode::RateLimited,
@@ -67,7 +68,7 @@ pub async fn upgrade(
         .map(|s| format!("{}/g/{id}?seat={s}", base_url(&app.config, &headers)));
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
-    let bucket = app.limits.message_bucket();
+    let rate = app.limits.message_rate();
     // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state, and what
     // clients send is smaller still (a turn is a few dozen bytes; a longer message is read in
     // more than one go).
@@ -80,10 +81,23 @@ pub async fn upgrade(
             // The socket is boxed where the connection's task begins: split, it moves to the
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
-            serve(socket, rooms, &metrics, id, seat, handoff, bucket).await;
+            let visitor = Visitor {
+                seat,
+                from,
+                handoff,
+            };
+            serve(socket, rooms, &metrics, id, visitor, rate).await;
             metrics.connections.dec();
             drop(slot);
         })
+}
+
+/// Who is connecting: the seat they hold (none: they watch), from where, and the link that
+/// carries their seat to another device.
+struct Visitor {
+    seat: Option<Color>,
+    from: IpAddr,
+    handoff: Option<String>,
 }
 
 /// Serves one connection until either side goes away.
@@ -92,12 +106,18 @@ async fn serve(
     rooms: Rooms,
     metrics: &Metrics,
     id: String,
-    seat: Option<Color>,
-    handoff: Option<String>,
-    mut bucket: Bucket,
+    Visitor {
+        seat,
+        from,
+        handoff,
+    }: Visitor,
+    rate: DefaultDirectRateLimiter,
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
-    let conn = match rooms.connect(&id, seat, handoff, outbox.clone()).await {
+    let conn = match rooms
+        .connect(&id, seat, from, handoff, outbox.clone())
+        .await
+    {
         Ok(conn) => conn,
         Err(e) => {
             let close = CloseFrame {
@@ -137,8 +157,8 @@ async fn serve(
     };
     let mut send = tokio::spawn(sender);
 
-    // Messages over the rate are dropped with one `rate_limited` error per burst; a client that
-    // keeps flooding is cut off.
+    // Frames over the rate are dropped with one `rate_limited` error per burst; a client that
+    // keeps flooding is cut off (1008).
     let mut strikes = 0u32;
     let close: Option<(ErrorCode, &str)> = loop {
         tokio::select! {
@@ -146,7 +166,8 @@ async fn serve(
             frame = stream.next() => match frame {
                 None | Some(Ok(Message::Close(_))) => break None,
                 Some(Err(e)) => break too_big(metrics, e),
-                Some(Ok(Message::Text(_) | Message::Binary(_))) if !bucket.take() => {
+                // Every frame counts, pings and pongs too (the library answers pings itself).
+                Some(Ok(_)) if rate.check().is_err() => {
                     metrics.limit("messages_per_sec");
                     strikes += 1;
                     if strikes == 1 {
@@ -171,7 +192,18 @@ async fn serve(
     };
     if let Some((code, reason)) = close {
         outbox.close(code, reason);
-        let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
+        // Then read on, dropping what the client still sends, until it closes too (as RFC 6455
+        // asks): a socket closed with data unread is reset, and the reset can overtake the
+        // Close frame, so that the client never learns why.
+        let _ = tokio::time::timeout(Duration::from_secs(1), async {
+            let _ = (&mut send).await;
+            while let Some(Ok(frame)) = stream.next().await {
+                if matches!(frame, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
     }
     send.abort();
     rooms.disconnect(&id, conn).await;

@@ -5,6 +5,7 @@ use super::{Acted, Action, Actor, RoomError, SeatGrant};
 use crate::protocol::GameState;
 use crate::rules::Color;
 use axum::extract::ws::Utf8Bytes;
+use std::net::IpAddr;
 use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -46,6 +47,8 @@ pub(super) enum Command {
     /// A player's action, whatever the transport; `sent` is when it was sent (turn latency).
     Act {
         actor: Actor,
+        /// The address it came from, charged should the action create a game.
+        from: IpAddr,
         action: Action,
         sent: Instant,
         answer: Answer,

@@ -50,6 +50,9 @@ pub enum RoomError {
     /// What the store holds for the game does not replay under the rules.
     #[error("the stored game cannot be read: {0}")]
     Unreadable(String),
+    /// The address has created all the games it may this minute.
+    #[error("at most {0} new games a minute from one address; try again shortly")]
+    RateLimited(u32),
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
@@ -72,6 +75,7 @@ impl RoomError {
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
+            RoomError::RateLimited(_) => ErrorCode::RateLimited,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }
     }

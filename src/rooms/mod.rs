@@ -16,6 +16,7 @@
 //! way it came.
 
 mod action;
+mod cap;
 mod clocks;
 mod command;
 mod conns;
@@ -42,6 +43,7 @@ use command::{Answer, Command};
 pub use error::RoomError;
 use outbox::Outbox;
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -62,6 +64,8 @@ pub struct Connection {
     pub id: u64,
     /// The seat it holds; `None`: it watches.
     pub seat: Option<Color>,
+    /// The client's address.
+    pub from: IpAddr,
     /// The room it joined, to send it actions without a lookup in the registry for each. The
     /// room lives as long as anyone is connected; should it have ended all the same, an action
     /// goes the usual way, to whichever room now has the game.
@@ -80,6 +84,8 @@ pub struct RoomsConfig {
     pub absent_timed: Duration,
     /// The same for an untimed game. (Days per turn has no claims: the turn's deadline decides.)
     pub absent_untimed: Duration,
+    /// Games one address may create per minute, by any way there is (at least one).
+    pub games_per_minute: u32,
 }
 
 impl Default for RoomsConfig {
@@ -89,6 +95,7 @@ impl Default for RoomsConfig {
             presence_delay: Duration::from_millis(250),
             absent_timed: Duration::from_secs(30),
             absent_untimed: Duration::from_secs(120),
+            games_per_minute: 10,
         }
     }
 }
@@ -109,6 +116,7 @@ struct Inner {
     metrics: Arc<Metrics>,
     catalog: &'static Catalog,
     config: RoomsConfig,
+    cap: cap::GameCap,
     generation: AtomicU64,
     shutdown: CancellationToken,
     tasks: TaskTracker,
@@ -135,6 +143,7 @@ impl Rooms {
                 store,
                 metrics,
                 catalog,
+                cap: cap::GameCap::new(config.games_per_minute),
                 config,
                 generation: AtomicU64::new(0),
                 shutdown,
@@ -167,6 +176,7 @@ impl Rooms {
     /// Creates a game with the creator seated; durable before it returns.
     pub async fn create(
         &self,
+        from: IpAddr,
         variant: &str,
         options: &BTreeMap<String, String>,
         time_control: TimeControl,
@@ -180,6 +190,7 @@ impl Rooms {
             .catalog
             .configure(variant, options)
             .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
+        self.charge(from)?;
         let color = match color {
             ColorChoice::White => Color::White,
             ColorChoice::Black => Color::Black,
@@ -325,11 +336,18 @@ impl Rooms {
 
     /// Does `action` for `actor` and waits until it is stored and broadcast; answers with the
     /// new state (and, for a rematch, the actor's seat in it once started).
-    pub async fn act(&self, id: &str, actor: Actor, action: Action) -> Result<Acted, RoomError> {
+    pub async fn act(
+        &self,
+        id: &str,
+        actor: Actor,
+        from: IpAddr,
+        action: Action,
+    ) -> Result<Acted, RoomError> {
         let sent = Instant::now();
         let result = self
             .call(id, |reply| Command::Act {
                 actor: actor.clone(),
+                from,
                 action: action.clone(),
                 sent,
                 answer: Answer::Wait(reply),
@@ -357,6 +375,7 @@ impl Rooms {
         let turn = matches!(action, Action::Turn(_));
         let mut command = Box::new(Command::Act {
             actor: Actor::Seat(conn.seat),
+            from: conn.from,
             action,
             sent,
             answer: Answer::Queue(outbox.clone()),
@@ -372,6 +391,17 @@ impl Rooms {
             self.count_turn(sent, &result);
         }
         result
+    }
+
+    /// Takes one new game from `from`'s allowance, or refuses (and counts the refusal).
+    fn charge(&self, from: IpAddr) -> Result<(), RoomError> {
+        if self.inner.cap.charge(from) {
+            return Ok(());
+        }
+        self.metrics().limit("games_per_minute");
+        Err(RoomError::RateLimited(
+            self.inner.config.games_per_minute.max(1),
+        ))
     }
 
     /// Counts a turn played (and how long it took since `since`) or refused (and why).
@@ -407,6 +437,7 @@ impl Rooms {
         &self,
         id: &str,
         seat: Option<Color>,
+        from: IpAddr,
         handoff_url: Option<String>,
         outbox: Arc<Outbox>,
     ) -> Result<Connection, RoomError> {
@@ -422,6 +453,7 @@ impl Rooms {
         Ok(Connection {
             id: conn,
             seat,
+            from,
             room,
         })
     }

@@ -13,6 +13,7 @@ use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secre
 use crate::protocol::ErrorCode;
 use crate::store::StoredGame;
 use crate::time::room_ms;
+use std::net::IpAddr;
 use std::pin::pin;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -179,12 +180,13 @@ impl Room {
         match cmd {
             Command::Act {
                 actor,
+                from,
                 action,
                 sent,
                 answer,
             } => {
                 let turn = matches!(action, Action::Turn(_));
-                let acted = self.act(rooms, actor, action).await;
+                let acted = self.act(rooms, actor, from, action).await;
                 if turn {
                     rooms.count_turn(sent, &acted);
                 }
@@ -256,12 +258,14 @@ impl Room {
         }
     }
 
-    /// A player's action: decided by the core, then executed. Answers a rematch with the
-    /// actor's seat in it, once it has started.
+    /// A player's action: decided by the core, then executed. The ask that starts a rematch
+    /// creates a game, which `from` is charged for. Answers a rematch with the actor's seat in
+    /// it, once it has started.
     async fn act(
         &mut self,
         rooms: &Rooms,
         actor: Actor,
+        from: IpAddr,
         action: Action,
     ) -> Result<Option<SeatGrant>, RoomError> {
         let seat = self.seat_for(actor)?;
@@ -281,6 +285,13 @@ impl Room {
         };
         let rematch = matches!(ask, Ask::Rematch { .. });
         let plan = self.table.decide(ask, now)?;
+        if let Some(Plan {
+            change: Change::Rematch(_),
+            ..
+        }) = &plan
+        {
+            rooms.charge(from)?;
+        }
         self.execute(rooms, plan).await?;
         Ok(rematch.then(|| self.table.rematch_seat(seat)).flatten())
     }

@@ -15,10 +15,14 @@ use merels::rules::{Color, Termination};
 use merels::store::Store;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, VecDeque};
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{advance, pause};
 use tokio_util::sync::CancellationToken;
+
+/// Where the rooms' direct callers here come from.
+const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
 #[test]
 fn time_controls_read_and_write_back() {
@@ -105,6 +109,7 @@ impl Table {
         let control = TimeControl::parse(clock).unwrap();
         let white = rooms
             .create(
+                LOCAL,
                 "six-mens-morris",
                 &BTreeMap::new(),
                 control,
@@ -144,7 +149,7 @@ impl Table {
 
     /// Does an action, and answers with the state after it.
     async fn act(&self, actor: Actor, action: Action) -> Result<GameState, RoomError> {
-        let acted = self.rooms.act(&self.id, actor, action).await?;
+        let acted = self.rooms.act(&self.id, actor, LOCAL, action).await?;
         Ok(acted.state)
     }
 
@@ -153,7 +158,7 @@ impl Table {
         let outbox = Arc::new(Outbox::new());
         let conn = self
             .rooms
-            .connect(&self.id, seat, None, outbox.clone())
+            .connect(&self.id, seat, LOCAL, None, outbox.clone())
             .await
             .unwrap();
         (outbox, conn)

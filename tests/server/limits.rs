@@ -1,7 +1,7 @@
 //! Every abuse limit: the violating client gets the documented answer, the others keep playing,
 //! and `/metrics` counts it.
 
-use crate::harness::{TestServer, Ws, turns};
+use crate::harness::{Seat, TestServer, Ws, turns};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -93,6 +93,17 @@ async fn a_flooding_connection_is_slowed_then_cut_off() {
     }
     assert_eq!(flooder.closed().await, Some(1008));
     keep_playing(&mut white, &mut black).await;
+
+    // Control frames count too: a flood of WebSocket pings is cut off the same way.
+    let mut pinger = server.ws(white.state["id"].as_str().unwrap(), None).await;
+    for _ in 0..400 {
+        let ping = tokio_tungstenite::tungstenite::Message::Ping(vec![1u8; 8].into());
+        if pinger.stream.send(ping).await.is_err() {
+            break;
+        }
+    }
+    assert_eq!(pinger.closed().await, Some(1008));
+    keep_playing(&mut white, &mut black).await;
     server.stop().await;
 }
 
@@ -119,6 +130,122 @@ async fn too_many_new_games_from_one_address_get_429() {
     );
     assert_eq!(violations(&server, "games_per_minute").await, 1.0);
     keep_playing(&mut white, &mut black).await;
+    server.stop().await;
+}
+
+/// Every way to make a game spends from one allowance per address: a rematch loop between two
+/// seats is capped like creating games, and only the ask that starts a rematch is charged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rematches_spend_the_same_allowance_as_new_games() {
+    let server = TestServer::start_with(|c| c.games_per_minute = 3).await;
+    let http = server.http();
+    let mut white = http.create("six-mens-morris", "white").await; // one of the three
+    let mut black = http.join(&white.id).await;
+    let mut started = 0;
+    let refused = loop {
+        let resign = format!("/api/games/{}/resign", white.id);
+        http.request("POST", &resign, Some(&black.secret), None)
+            .await;
+        let rematch = format!("/api/games/{}/rematch", white.id);
+        let (status, _) = http
+            .request("POST", &rematch, Some(&white.secret), None)
+            .await;
+        assert_eq!(status, 200, "the offer makes no game");
+        let (status, body) = http
+            .request("POST", &rematch, Some(&black.secret), None)
+            .await;
+        if status != 200 {
+            break (status, body);
+        }
+        started += 1;
+        assert!(started < 10, "the cap never came");
+        // Colours swap: Black of this game is White of the next.
+        let next = &body["rematch"];
+        let id = next["id"].as_str().unwrap().to_string();
+        let (old_white, new_white) = (white.secret.clone(), next["secret"].as_str().unwrap());
+        white = Seat {
+            id: id.clone(),
+            color: "white".into(),
+            secret: new_white.to_string(),
+        };
+        let (_, mine) = http.request("POST", &rematch, Some(&old_white), None).await;
+        black = Seat {
+            id,
+            color: "black".into(),
+            secret: mine["rematch"]["secret"].as_str().unwrap().to_string(),
+        };
+    };
+    assert_eq!(started, 2, "three games in all");
+    assert_eq!(
+        (refused.0, refused.1["error"].as_str()),
+        (429, Some("rate_limited"))
+    );
+    let state = http.state(&white.id).await;
+    assert_eq!(state["rematch"], Value::Null, "no game was made");
+    assert_eq!(state["rematch_offer"], "white", "the offer stands");
+    assert_eq!(violations(&server, "games_per_minute").await, 1.0);
+    server.stop().await;
+}
+
+/// A request refused for what it says costs nothing: ten bad ones leave the allowance whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_requests_do_not_spend_the_allowance() {
+    let server = TestServer::start_with(|c| c.games_per_minute = 2).await;
+    let http = server.http();
+    for body in [
+        json!({"variant": "no-such-morris"}),
+        json!({"variant": "six-mens-morris", "options": {"flying": "sometimes"}}),
+        json!({"variant": "six-mens-morris", "clock": "forever"}),
+    ] {
+        for _ in 0..4 {
+            let (status, _) = http
+                .request("POST", "/api/games", None, Some(body.clone()))
+                .await;
+            assert_eq!(status, 400, "{body}");
+        }
+    }
+    http.create("six-mens-morris", "white").await;
+    http.create("six-mens-morris", "white").await;
+    let (status, _) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "six-mens-morris"})),
+        )
+        .await;
+    assert_eq!(status, 429);
+    server.stop().await;
+}
+
+/// Behind a trusted proxy, the address is the hop that proxy added (the right-most), not one
+/// the client wrote to its left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_forwarded_for_does_not_escape_the_cap() {
+    let server = TestServer::start_with(|c| {
+        c.games_per_minute = 3;
+        c.trust_forwarded_for = true;
+    })
+    .await;
+    let http = server.http();
+    let create = |forged: String, proxied: &'static str| {
+        let req = http
+            .client
+            .post(format!("{}/api/games", server.base))
+            .header("x-forwarded-for", format!("{forged}, {proxied}"))
+            .json(&json!({"variant": "six-mens-morris"}));
+        async move { req.send().await.unwrap().status().as_u16() }
+    };
+    let mut statuses = Vec::new();
+    for i in 0..5 {
+        statuses.push(create(format!("198.51.100.{i}"), "203.0.113.7").await);
+    }
+    assert_eq!(statuses, [201, 201, 201, 429, 429]);
+    assert_eq!(
+        create("198.51.100.9".into(), "203.0.113.8").await,
+        201,
+        "another client"
+    );
     server.stop().await;
 }
 

@@ -214,7 +214,7 @@ async fn the_setup_form_creates_a_seated_game_without_javascript() {
 }
 
 /// Every answer, pages and API alike, says what a browser may do with it: only the site's own
-/// scripts, styles and sockets, never in a frame, no MIME sniffing and no `Referer`. HSTS and
+/// scripts, styles and sockets, never in a frame, no MIME sniffing and no `Referer` to other sites. HSTS and
 /// `Secure` seat cookies come with HTTPS, which the public URL tells.
 #[tokio::test]
 async fn answers_carry_the_browser_security_headers() {
@@ -231,7 +231,7 @@ async fn answers_carry_the_browser_security_headers() {
         assert!(!csp.contains("unsafe-inline"), "{csp}");
         assert_eq!(h["x-frame-options"], "DENY");
         assert_eq!(h["x-content-type-options"], "nosniff");
-        assert_eq!(h["referrer-policy"], "no-referrer");
+        assert_eq!(h["referrer-policy"], "same-origin");
         assert_eq!(h.contains_key("strict-transport-security"), https);
     }
     let client = reqwest::Client::builder()
