@@ -50,6 +50,9 @@ pub struct Metrics {
     /// Messages a slow connection skipped: its queue was full, and the whole state replaced
     /// them.
     pub messages_skipped: Counter,
+    /// Writes the store refused because the game was not where the writer saw it (another
+    /// writer got there first): each made its room reload the game.
+    pub store_refusals: Counter,
 }
 
 impl Default for Metrics {
@@ -74,6 +77,7 @@ impl Metrics {
             batch_size: Histogram::new(exponential_buckets(1.0, 2.0, 11)),
             limits: Family::default(),
             messages_skipped: Counter::default(),
+            store_refusals: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -120,6 +124,11 @@ impl Metrics {
             "messages_skipped",
             "Messages a slow connection skipped, replaced by the whole state",
             m.messages_skipped.clone(),
+        );
+        registry.register(
+            "store_refusals",
+            "Writes the store refused as stale (another writer was first); each reloaded its game",
+            m.store_refusals.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -205,6 +205,11 @@ impl Table {
         self.game.turns().len()
     }
 
+    /// The version every write is checked against: the store refuses it if the game moved on.
+    pub(super) fn seen(&self) -> i64 {
+        self.version as i64
+    }
+
     fn turn(&self, seat: Color, text: &str, now: i64) -> Result<Plan, RoomError> {
         self.in_play()?;
         if self.game.to_move() != seat {
@@ -227,6 +232,7 @@ impl Table {
             at: now,
             clock: clock.map(|c| c.left),
             end: checked.outcome().map(game_end),
+            seen: self.seen(),
         };
         Ok(Plan {
             op,
@@ -286,6 +292,7 @@ impl Table {
                 end: game_end(outcome),
                 at,
                 clock: clock.as_ref().map(clock_row),
+                seen: self.seen(),
             },
             change: Change::Finish { outcome, clock },
             lost: RoomError::GameOver,
@@ -325,6 +332,7 @@ impl Table {
             hash: hash.clone(),
             at: now,
             clock: clock.as_ref().map(clock_row),
+            seen: self.seen(),
         };
         Ok(Plan {
             op,

@@ -41,8 +41,11 @@ pub enum RoomError {
     /// The turn breaks the rules; the reason in words.
     #[error("illegal turn: {0}")]
     Illegal(String),
-    /// Another server stored a different turn for this ply first; the room reloaded.
-    #[error("another turn was stored for this ply first; here is the game as it stands")]
+    /// Another writer changed the game first (another server, or a copy of the game that was
+    /// stale); the store refused the write and the room reloaded.
+    #[error(
+        "the game changed before this was stored (another writer was first); here is the game as it stands"
+    )]
     Conflict,
     /// The store failed; nothing changed.
     #[error("the game could not be saved, nothing changed: {0}")]

@@ -17,6 +17,7 @@ impl Table {
                 kind,
                 by: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
                 at: now,
+                seen: self.seen(),
             },
             change: Change::Offer { kind, offer },
             lost: RoomError::GameOver,
@@ -114,6 +115,7 @@ impl Table {
                         from_ply: keep as i64,
                         at: now,
                         clock: clock.as_ref().map(clock_row),
+                        seen: self.seen(),
                     },
                     change: Change::TakeBack {
                         game: Box::new(game),
@@ -167,6 +169,7 @@ impl Table {
             op: WriteOp::StartRematch {
                 id: self.id.clone(),
                 game: Box::new(row),
+                seen: self.seen(),
             },
             change: Change::Rematch(fresh),
             lost: RoomError::Conflict,

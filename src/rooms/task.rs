@@ -156,6 +156,7 @@ impl Room {
             return Ok(());
         };
         if !rooms.store().write(op).await? {
+            rooms.metrics().store_refusals.inc();
             self.reload(rooms).await;
             return Err(lost);
         }
@@ -373,7 +374,8 @@ impl Room {
                 {
                     fresh.rematch = Some((id, secrets));
                 }
-                fresh.version = fresh.version.max(self.table.version + 1);
+                // The stored version, even were it behind this room's: every write is checked
+                // against it, and the clients get the whole state, whatever its version.
                 self.table = fresh;
             }
             Err(e) => tracing::error!(game = %self.table.id, error = %e, "reload failed"),

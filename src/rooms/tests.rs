@@ -62,8 +62,16 @@ fn a_turn_is_a_plan_to_store_and_changes_nothing_until_applied() {
     let plan = table.decide(turn(Color::White, "a1"), T0).unwrap().unwrap();
     match &plan.op {
         WriteOp::AppendTurn {
-            ply, notation, end, ..
-        } => assert_eq!((*ply, notation.as_str(), end), (0, "a1", &None)),
+            ply,
+            notation,
+            end,
+            seen,
+            ..
+        } => assert_eq!(
+            (*ply, notation.as_str(), end, *seen),
+            (0, "a1", &None, table.version as i64),
+            "a turn is checked against the version the room saw"
+        ),
         other => panic!("not a turn: {other:?}"),
     }
     assert!(matches!(plan.lost, RoomError::Conflict));

@@ -204,6 +204,9 @@ pub enum WriteOp {
     ClaimSeat {
         /// The game.
         id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// The seat.
         seat: SeatColumn,
         /// Hash of the new secret.
@@ -218,6 +221,9 @@ pub enum WriteOp {
         /// The game. (Inline strings here: this is the write made most often, and an id or a
         /// turn is short enough to need no allocation.)
         id: CompactString,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// 0-based ply.
         ply: i64,
         /// The turn in notation.
@@ -234,6 +240,9 @@ pub enum WriteOp {
     SetOffer {
         /// The game.
         id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// Which offer.
         kind: OfferKind,
         /// The side offering and the ply, or `None` to clear.
@@ -246,6 +255,9 @@ pub enum WriteOp {
     TakeBack {
         /// The game.
         id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// The first ply removed.
         from_ply: i64,
         /// When.
@@ -257,6 +269,9 @@ pub enum WriteOp {
     Finish {
         /// The game.
         id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// How it ended.
         end: GameEnd,
         /// When.
@@ -269,6 +284,9 @@ pub enum WriteOp {
     StartRematch {
         /// The finished game.
         id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
         /// The new game, both seats taken.
         game: Box<GameRow>,
     },

@@ -156,15 +156,18 @@ async fn try_batch(
             applied[i] = match op {
                     WriteOp::CreateGame(g) | WriteOp::StartRematch { game: g, .. } => {
                         let linked = match op {
-                            WriteOp::StartRematch { id, game } => {
+                            WriteOp::StartRematch { id, game, seen } => {
+                                (*tx).lock_game(id).await?;
                                 sqlx::query(
                                     "UPDATE games SET rematch_id = $1, rematch_offer_by = NULL, \
                                      updated_at = $2, version = version + 1 WHERE id = $3 \
-                                     AND status = 'finished' AND rematch_id IS NULL",
+                                     AND status = 'finished' AND rematch_id IS NULL \
+                                     AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4",
                                 )
                                 .bind(&game.id)
                                 .bind(game.created_at)
                                 .bind(id)
+                                .bind(seen)
                                 .execute(&mut *tx)
                                 .await?
                                 .rows_affected()
@@ -200,21 +203,24 @@ async fn try_batch(
                             .rows_affected()
                                 == 1
                     }
-                    WriteOp::ClaimSeat { id, seat, hash, at, clock } => {
+                    WriteOp::ClaimSeat { id, seat, hash, at, clock, seen } => {
                         let sql = match seat {
                             SeatColumn::White => {
                                 "UPDATE games SET white_secret_hash = $1, status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND white_secret_hash IS NULL"
+                                 AND status = 'waiting' AND white_secret_hash IS NULL \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
                             }
                             SeatColumn::Black => {
                                 "UPDATE games SET black_secret_hash = $1, status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND black_secret_hash IS NULL"
+                                 AND status = 'waiting' AND black_secret_hash IS NULL \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
                             }
                         };
+                        (*tx).lock_game(id).await?;
                         sqlx::query(sql)
                             .bind(hash)
                             .bind(at)
@@ -222,16 +228,18 @@ async fn try_batch(
                             .bind(clock.map(|c| c.black_ms))
                             .bind(clock.map(|c| c.at))
                             .bind(id)
+                            .bind(seen)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                             == 1
                     }
                     // A turn on its own; one that ends its game is stored with the end.
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, end } => {
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, end, seen } => {
                         let inserted = sqlx::query(
                             "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
-                             black_ms) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                             black_ms, base_version) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                             ON CONFLICT DO NOTHING",
                         )
                         .bind(id.as_str())
                         .bind(*ply as i32)
@@ -239,6 +247,7 @@ async fn try_batch(
                         .bind(at)
                         .bind(clock.map(|c| c[0]))
                         .bind(clock.map(|c| c[1]))
+                        .bind(seen - ply)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -257,24 +266,28 @@ async fn try_batch(
                         }
                         inserted
                     }
-                    WriteOp::SetOffer { id, kind, by, at } => {
+                    WriteOp::SetOffer { id, kind, by, at, seen } => {
                         let sql = match kind {
                             OfferKind::Draw => {
                                 "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
                                  updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished'"
+                                 AND status <> 'finished' \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
                             }
                             OfferKind::Takeback => {
                                 "UPDATE games SET takeback_offer_by = $1, takeback_offer_ply = $2, \
                                  updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished'"
+                                 AND status <> 'finished' \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
                             }
                             OfferKind::Rematch => {
                                 "UPDATE games SET rematch_offer_by = $1, updated_at = $2, \
                                  version = version + 1 WHERE id = $3 \
-                                 AND status = 'finished' AND rematch_id IS NULL"
+                                 AND status = 'finished' AND rematch_id IS NULL \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4"
                             }
                         };
+                        (*tx).lock_game(id).await?;
                         let mut query = sqlx::query(sql).bind(by.as_ref().map(|(by, _)| by.clone()));
                         // A rematch offer comes after the end: it has no ply.
                         if *kind != OfferKind::Rematch {
@@ -283,20 +296,23 @@ async fn try_batch(
                         query
                             .bind(at)
                             .bind(id)
+                            .bind(seen)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                             == 1
                     }
-                    WriteOp::TakeBack { id, from_ply, at, clock } => {
+                    WriteOp::TakeBack { id, from_ply, at, clock, seen } => {
                         // The version keeps the turns it takes back, so that it never goes back.
+                        (*tx).lock_game(id).await?;
                         let open = sqlx::query(
                             "UPDATE games SET updated_at = $1, draw_offer_by = NULL, \
                              draw_offer_ply = NULL, takeback_offer_by = NULL, \
                              takeback_offer_ply = NULL, clock_white_ms = $2, clock_black_ms = $3, \
                              clock_at = $4, version = version + 1 + (SELECT COUNT(*) FROM turns \
                              WHERE game_id = $5 AND ply >= $6) \
-                             WHERE id = $5 AND status = 'playing'",
+                             WHERE id = $5 AND status = 'playing' \
+                             AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $5) = $7",
                         )
                         .bind(at)
                         .bind(clock.map(|c| c.white_ms))
@@ -304,6 +320,7 @@ async fn try_batch(
                         .bind(clock.map(|c| c.at))
                         .bind(id)
                         .bind(*from_ply as i32)
+                        .bind(seen)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -317,13 +334,15 @@ async fn try_batch(
                         }
                         open
                     }
-                    WriteOp::Finish { id, end, at, clock } => {
+                    WriteOp::Finish { id, end, at, clock, seen } => {
+                        (*tx).lock_game(id).await?;
                         sqlx::query(
                             "UPDATE games SET status = 'finished', result = $1, termination = $2, \
                              updated_at = $3, clock_white_ms = COALESCE($4, clock_white_ms), \
                              clock_black_ms = COALESCE($5, clock_black_ms), \
                              clock_at = COALESCE($6, clock_at), version = version + 1 \
-                             WHERE id = $7 AND status <> 'finished'",
+                             WHERE id = $7 AND status <> 'finished' \
+                             AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $7) = $8",
                         )
                         .bind(&end.result)
                         .bind(&end.termination)
@@ -332,6 +351,7 @@ async fn try_batch(
                         .bind(clock.map(|c| c.black_ms))
                         .bind(clock.map(|c| c.at))
                         .bind(id)
+                        .bind(seen)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -343,13 +363,14 @@ async fn try_batch(
             let rows: Vec<PlainTurn> = plain
                 .iter()
                 .map(|&i| match ops[i] {
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, .. } => PlainTurn(
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, seen, .. } => PlainTurn(
                         id.as_str(),
                         *ply as i32,
                         notation.as_str(),
                         *at,
                         clock.map(|c| c[0]),
                         clock.map(|c| c[1]),
+                        seen - ply,
                     ),
                     _ => unreachable!("only plain turns are gathered"),
                 })
@@ -370,8 +391,8 @@ async fn try_batch(
 }
 
 /// A plain turn's columns, in the order of the `turns` table: game, ply, notation, time,
-/// White's and Black's clocks.
-struct PlainTurn<'a>(&'a str, i32, &'a str, i64, Option<i64>, Option<i64>);
+/// White's and Black's clocks, and the version of the game's row it was decided against.
+struct PlainTurn<'a>(&'a str, i32, &'a str, i64, Option<i64>, Option<i64>, i64);
 
 /// Inserts plain turns, skipping any whose ply is taken; returns how many were stored. No
 /// RETURNING: each returned row would be one more message from SQLite's thread.
@@ -387,7 +408,7 @@ impl InsertTurns for SqliteConnection {
         let mut stored = 0;
         for chunk in chunks(rows) {
             let mut insert = sqlx::query(values_sql(chunk.len()));
-            for PlainTurn(id, ply, notation, at, white_ms, black_ms) in chunk {
+            for PlainTurn(id, ply, notation, at, white_ms, black_ms, base) in chunk {
                 // Each text as an `Arc<str>`, which sqlx hands to SQLite as it is: a `&str`
                 // would be copied into a `String` and that put in an `Arc` of its own.
                 insert = insert
@@ -396,7 +417,8 @@ impl InsertTurns for SqliteConnection {
                     .bind(Arc::<str>::from(*notation))
                     .bind(*at)
                     .bind(*white_ms)
-                    .bind(*black_ms);
+                    .bind(*black_ms)
+                    .bind(*base);
             }
             stored += insert.execute(&mut *self).await?.rows_affected();
         }
@@ -418,10 +440,10 @@ fn values_sql(rows: usize) -> &'static str {
     let texts = TEXTS.get_or_init(|| {
         (0..=MOST_ROWS.ilog2())
             .map(|k| {
-                let values = vec!["(?, ?, ?, ?, ?, ?)"; 1 << k];
+                let values = vec!["(?, ?, ?, ?, ?, ?, ?)"; 1 << k];
                 format!(
                     "INSERT OR IGNORE INTO turns (game_id, ply, notation, played_at, white_ms, \
-                     black_ms) VALUES {}",
+                     black_ms, base_version) VALUES {}",
                     values.join(", ")
                 )
             })
@@ -440,10 +462,11 @@ impl InsertTurns for PgConnection {
         let times: Vec<i64> = rows.iter().map(|r| r.3).collect();
         let whites: Vec<Option<i64>> = rows.iter().map(|r| r.4).collect();
         let blacks: Vec<Option<i64>> = rows.iter().map(|r| r.5).collect();
+        let bases: Vec<i64> = rows.iter().map(|r| r.6).collect();
         Ok(sqlx::query(
-            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms) \
-             SELECT * FROM UNNEST($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], \
-             $6::bigint[]) ON CONFLICT DO NOTHING",
+            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms, \
+             base_version) SELECT * FROM UNNEST($1::text[], $2::int[], $3::text[], \
+             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) ON CONFLICT DO NOTHING",
         )
         .bind(ids)
         .bind(plies)
@@ -451,9 +474,35 @@ impl InsertTurns for PgConnection {
         .bind(times)
         .bind(whites)
         .bind(blacks)
+        .bind(bases)
         .execute(self)
         .await?
         .rows_affected())
+    }
+}
+
+/// Taken before a write that checks a game's version. PostgreSQL locks the game's row: a turn
+/// share-locks it in its trigger, so the lock waits for any turn of the game in flight, and the
+/// check, a statement of its own after the lock, sees what that turn committed (under READ
+/// COMMITTED a statement that merely waited would check against its older snapshot). SQLite
+/// writes one transaction at a time and needs nothing.
+trait LockGame {
+    fn lock_game(&mut self, id: &str) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
+}
+
+impl LockGame for SqliteConnection {
+    async fn lock_game(&mut self, _id: &str) -> Result<(), sqlx::Error> {
+        Ok(())
+    }
+}
+
+impl LockGame for PgConnection {
+    async fn lock_game(&mut self, id: &str) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR NO KEY UPDATE")
+            .bind(id)
+            .execute(self)
+            .await?;
+        Ok(())
     }
 }
 
@@ -481,8 +530,8 @@ mod tests {
     fn each_insert_text_has_a_placeholder_per_column_and_row() {
         for rows in [1, 2, 8, 64] {
             let sql = values_sql(rows);
-            assert_eq!(sql.matches('?').count(), 6 * rows, "{sql}");
-            assert_eq!(sql.matches("(?, ?, ?, ?, ?, ?)").count(), rows, "{sql}");
+            assert_eq!(sql.matches('?').count(), 7 * rows, "{sql}");
+            assert_eq!(sql.matches("(?, ?, ?, ?, ?, ?, ?)").count(), rows, "{sql}");
             assert!(
                 !sql.contains('$'),
                 "numbered placeholders are slow to bind: {sql}"

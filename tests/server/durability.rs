@@ -3,7 +3,7 @@
 //! memory and come back from the store; stale games are closed; PostgreSQL serves the same.
 
 use crate::harness::{
-    Http, PgCluster, Process, TestServer, Ws, eager_turn, eventually, free_addr, turns,
+    Http, PgCluster, Process, TestServer, Ws, eager_turn, eventually, free_addr, metric, turns,
 };
 use serde_json::Value;
 use std::time::Duration;
@@ -126,6 +126,84 @@ async fn two_servers_racing_for_one_ply_store_exactly_one_turn() {
     // Both servers, and everyone watching, now agree on the one stored turn.
     assert_eq!(turns(&b.http().state(&white.id).await), stored);
     assert_eq!(turns(&watcher_b.state_with_turns(1).await), stored);
+    a.stop().await;
+    b.stop().await;
+}
+
+/// Two servers on one database, each with the game in memory: what one changes, the other's
+/// room does not know. The store refuses what the stale room decides, the stale room reloads,
+/// and its client hears `conflict`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_server_cannot_store_what_breaks_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("shared.db").display());
+    let a = TestServer::start_on(&url, |_| {}).await;
+    let b = TestServer::start_on(&url, |_| {}).await;
+    let (on_a, on_b) = (a.http(), b.http());
+
+    // White resigns on A; on B, White's turn at ply 0 looks legal.
+    let white = on_a.create("nine-mens-morris", "white").await;
+    on_a.join(&white.id).await;
+    assert_eq!(on_b.state(&white.id).await["status"], "playing");
+    let (status, body) = on_a
+        .request(
+            "POST",
+            &format!("/api/games/{}/resign", white.id),
+            Some(&white.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = on_b.play(&white, "d6").await;
+    assert_eq!(
+        (status, &body["error"]),
+        (409, &Value::from("conflict")),
+        "{body}"
+    );
+    let after = on_b.state(&white.id).await;
+    assert_eq!(
+        (&after["status"], &after["termination"]),
+        (&Value::from("finished"), &Value::from("resignation")),
+        "B reloaded the game"
+    );
+    assert!(turns(&after).is_empty(), "no turn after the end");
+
+    // A takeback on A; on B, Black is still to move after the turn taken back.
+    let white = on_a.create("nine-mens-morris", "white").await;
+    let black = on_a.join(&white.id).await;
+    for (seat, turn) in [(&white, "d6"), (&black, "f4"), (&white, "b6")] {
+        assert_eq!(on_a.play(seat, turn).await.0, 200);
+    }
+    assert_eq!(on_b.state(&white.id).await["to_move"], "black");
+    let path = |action: &str| format!("/api/games/{}/takeback/{action}", white.id);
+    assert_eq!(
+        on_a.request("POST", &path("offer"), Some(&white.secret), None)
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        on_a.request("POST", &path("accept"), Some(&black.secret), None)
+            .await
+            .0,
+        200
+    );
+    let (status, body) = on_b.play(&black, "a1").await;
+    assert_eq!(
+        (status, &body["error"]),
+        (409, &Value::from("conflict")),
+        "{body}"
+    );
+    assert_eq!(turns(&on_a.state(&white.id).await), ["d6", "f4"]);
+    assert_eq!(
+        turns(&on_b.state(&white.id).await),
+        ["d6", "f4"],
+        "B reloaded the game"
+    );
+    // Play goes on from B, now up to date.
+    assert_eq!(on_b.play(&white, "a1").await.0, 200);
+    assert_eq!(metric(&b, "merels_store_refusals_total").await, 2.0);
+    assert_eq!(metric(&a, "merels_store_refusals_total").await, 0.0);
     a.stop().await;
     b.stop().await;
 }

@@ -251,6 +251,21 @@ impl Http {
     }
 }
 
+/// The value of the first line of the server's `/metrics` that starts with `line_start`, or 0.
+pub async fn metric(server: &TestServer, line_start: &str) -> f64 {
+    let text = reqwest::get(format!("{}/metrics", server.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
 /// A WebSocket client.
 pub struct Ws {
     pub stream: WebSocketStream<MaybeTlsStream<TcpStream>>,

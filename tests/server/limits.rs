@@ -1,25 +1,11 @@
 //! Every abuse limit: the violating client gets the documented answer, the others keep playing,
 //! and `/metrics` counts it.
 
-use crate::harness::{Seat, TestServer, Ws, turns};
+use crate::harness::{Seat, TestServer, Ws, metric, turns};
 use serde_json::{Value, json};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-
-async fn metric(server: &TestServer, line_start: &str) -> f64 {
-    let text = reqwest::get(format!("{}/metrics", server.base))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find(|l| l.starts_with(line_start))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0)
-}
 
 async fn violations(server: &TestServer, limit: &str) -> f64 {
     metric(

@@ -21,8 +21,19 @@ fn game(id: &str, at: i64) -> GameRow {
     }
 }
 
-/// A turn with the clocks it leaves: White's time falls by the ply, Black's stays.
-fn turn(id: &str, ply: i64, notation: &str) -> WriteOp {
+/// A game in play: both seats taken (its version is 2).
+fn playing(id: &str, at: i64) -> GameRow {
+    GameRow {
+        status: "playing".into(),
+        black_secret_hash: Some("bb".repeat(32)),
+        version: 2,
+        ..game(id, at)
+    }
+}
+
+/// A turn with the clocks it leaves (White's time falls by the ply, Black's stays), decided
+/// against version `seen` of its game.
+fn turn(id: &str, ply: i64, notation: &str, seen: i64) -> WriteOp {
     WriteOp::AppendTurn {
         id: id.into(),
         ply,
@@ -30,7 +41,40 @@ fn turn(id: &str, ply: i64, notation: &str) -> WriteOp {
         at: now_ms(),
         clock: Some([180_000 - ply, 180_000]),
         end: None,
+        seen,
     }
+}
+
+fn finish(id: &str, result: &str, termination: &str, seen: i64) -> WriteOp {
+    WriteOp::Finish {
+        id: id.into(),
+        end: GameEnd {
+            result: result.into(),
+            termination: termination.into(),
+        },
+        at: now_ms(),
+        clock: None,
+        seen,
+    }
+}
+
+fn offer(id: &str, kind: OfferKind, by: Option<(&str, i64)>, seen: i64) -> WriteOp {
+    WriteOp::SetOffer {
+        id: id.into(),
+        kind,
+        by: by.map(|(side, ply)| (side.to_string(), ply)),
+        at: now_ms(),
+        seen,
+    }
+}
+
+async fn create(store: &Store, row: GameRow) {
+    assert!(
+        store
+            .write(WriteOp::CreateGame(Box::new(row)))
+            .await
+            .unwrap()
+    );
 }
 
 async fn exercise(store: Store) {
@@ -65,6 +109,7 @@ async fn exercise(store: Store) {
             black_ms: 180_000,
             at,
         }),
+        seen: 1,
     };
     assert!(store.write(claim("bb")).await.unwrap());
     assert!(!store.write(claim("cc")).await.unwrap());
@@ -83,27 +128,22 @@ async fn exercise(store: Store) {
     );
 
     // Offers stand until cleared; a rematch offer waits for the end.
-    let offer = |kind, by: Option<(&str, i64)>| WriteOp::SetOffer {
-        id: "g1".into(),
-        kind,
-        by: by.map(|(side, ply)| (side.to_string(), ply)),
-        at: now_ms(),
-    };
+    let offer = |kind, by, seen| offer("g1", kind, by, seen);
     assert!(
         store
-            .write(offer(OfferKind::Draw, Some(("white", 0))))
+            .write(offer(OfferKind::Draw, Some(("white", 0)), 2))
             .await
             .unwrap()
     );
     assert!(
         store
-            .write(offer(OfferKind::Takeback, Some(("black", 0))))
+            .write(offer(OfferKind::Takeback, Some(("black", 0)), 3))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .write(offer(OfferKind::Rematch, Some(("black", 0))))
+            .write(offer(OfferKind::Rematch, Some(("black", 0)), 4))
             .await
             .unwrap()
     );
@@ -111,22 +151,26 @@ async fn exercise(store: Store) {
     assert_eq!(loaded.game.draw_offer, Some(("white".into(), 0)));
     assert_eq!(loaded.game.takeback_offer, Some(("black".into(), 0)));
     assert_eq!(loaded.version(), 4);
-    assert!(store.write(offer(OfferKind::Draw, None)).await.unwrap());
-    assert!(store.write(offer(OfferKind::Takeback, None)).await.unwrap());
+    assert!(store.write(offer(OfferKind::Draw, None, 4)).await.unwrap());
+    assert!(
+        store
+            .write(offer(OfferKind::Takeback, None, 5))
+            .await
+            .unwrap()
+    );
 
     // No two turns can claim the same ply, even when they race.
-    assert!(store.write(turn("g1", 0, "a1")).await.unwrap());
-    assert!(!store.write(turn("g1", 0, "a3")).await.unwrap());
-    // A turn of a game that was never stored is refused (in SQLite, when its batch commits),
-    // and the writer goes on with the next batch.
-    assert!(store.write(turn("never-stored", 0, "a1")).await.is_err());
+    assert!(store.write(turn("g1", 0, "a1", 6)).await.unwrap());
+    assert!(!store.write(turn("g1", 0, "a3", 6)).await.unwrap());
+    // A turn of a game that was never stored is refused, and the writer goes on.
+    assert!(!store.write(turn("never-stored", 0, "a1", 2)).await.unwrap());
     assert_eq!(store.load("never-stored").await.unwrap(), None);
     let racers: Vec<_> = (0..16)
         .map(|i| {
             let store = store.clone();
             tokio::spawn(async move {
                 store
-                    .write(turn("g1", 1, &format!("c{}", i % 5 + 1)))
+                    .write(turn("g1", 1, &format!("c{}", i % 5 + 1), 7))
                     .await
                     .unwrap()
             })
@@ -152,17 +196,11 @@ async fn exercise(store: Store) {
 
     // Turns of other games that share a batch with a loser are stored all the same.
     for i in 0..4 {
-        let id = format!("x{i}");
-        assert!(
-            store
-                .write(WriteOp::CreateGame(Box::new(game(&id, at))))
-                .await
-                .unwrap()
-        );
+        create(&store, playing(&format!("x{i}"), at)).await;
     }
     let mixed: Vec<_> = (0..4)
-        .map(|i| turn(&format!("x{i}"), 0, "d2"))
-        .chain([turn("g1", 1, "d3")])
+        .map(|i| turn(&format!("x{i}"), 0, "d2", 2))
+        .chain([turn("g1", 1, "d3", 8)])
         .map(|op| {
             let store = store.clone();
             tokio::spawn(async move { store.write(op).await.unwrap() })
@@ -193,20 +231,12 @@ async fn exercise(store: Store) {
         at: now_ms(),
         clock: None,
         end: Some(end.clone()),
+        seen: 8,
     };
     assert!(store.write(last).await.unwrap());
-    let resign = GameEnd {
-        result: "0-1".into(),
-        termination: "resignation".into(),
-    };
     assert!(
         !store
-            .write(WriteOp::Finish {
-                id: "g1".into(),
-                end: resign,
-                at: now_ms(),
-                clock: None,
-            })
+            .write(finish("g1", "0-1", "resignation", 9))
             .await
             .unwrap()
     );
@@ -224,13 +254,13 @@ async fn exercise(store: Store) {
     // After the end: a rematch offer, then the rematch itself, linked once only.
     assert!(
         store
-            .write(offer(OfferKind::Rematch, Some(("black", 0))))
+            .write(offer(OfferKind::Rematch, Some(("black", 0)), 9))
             .await
             .unwrap()
     );
     assert!(
         !store
-            .write(offer(OfferKind::Draw, Some(("white", 3))))
+            .write(offer(OfferKind::Draw, Some(("white", 3)), 10))
             .await
             .unwrap()
     );
@@ -245,18 +275,14 @@ async fn exercise(store: Store) {
             .as_deref(),
         Some("black")
     );
-    let rematch = |id: &str| WriteOp::StartRematch {
+    let rematch = |id: &str, seen| WriteOp::StartRematch {
         id: "g1".into(),
-        game: Box::new(GameRow {
-            status: "playing".into(),
-            black_secret_hash: Some("cc".repeat(32)),
-            version: 2,
-            ..game(id, at)
-        }),
+        game: Box::new(playing(id, at)),
+        seen,
     };
-    assert!(store.write(rematch("r1")).await.unwrap());
+    assert!(store.write(rematch("r1", 10)).await.unwrap());
     assert!(
-        !store.write(rematch("r2")).await.unwrap(),
+        !store.write(rematch("r2", 11)).await.unwrap(),
         "one rematch per game"
     );
     let loaded = store.load("g1").await.unwrap().unwrap();
@@ -276,27 +302,22 @@ async fn exercise(store: Store) {
         store.stats().writes.load(Ordering::Relaxed),
     );
     for i in 0..40 {
-        assert!(
-            store
-                .write(WriteOp::CreateGame(Box::new(game(&format!("m{i}"), at))))
-                .await
-                .unwrap()
-        );
+        create(&store, playing(&format!("m{i}"), at)).await;
     }
+    // Each game's turns in order, as its room sends them; the games at once.
     let writes: Vec<_> = (0..40)
-        .flat_map(|i| (0..5).map(move |ply| (i, ply)))
-        .map(|(i, ply)| {
+        .map(|i| {
             let store = store.clone();
             tokio::spawn(async move {
-                store
-                    .write(turn(&format!("m{i}"), ply, "a1"))
-                    .await
-                    .unwrap()
+                for ply in 0..5 {
+                    let op = turn(&format!("m{i}"), ply, "a1", 2 + ply);
+                    assert!(store.write(op).await.unwrap(), "m{i} at ply {ply}");
+                }
             })
         })
         .collect();
     for w in writes {
-        assert!(w.await.unwrap());
+        w.await.unwrap();
     }
     let batches = store.stats().batches.load(Ordering::Relaxed) - before.0;
     let written = store.stats().writes.load(Ordering::Relaxed) - before.1;
@@ -314,13 +335,8 @@ async fn exercise(store: Store) {
             .unwrap()
     );
     // An old game with a fresh turn is in play, though its row has not changed.
-    assert!(
-        store
-            .write(WriteOp::CreateGame(Box::new(game("busy", at - 60_000))))
-            .await
-            .unwrap()
-    );
-    assert!(store.write(turn("busy", 0, "a1")).await.unwrap());
+    create(&store, playing("busy", at - 60_000)).await;
+    assert!(store.write(turn("busy", 0, "a1", 2)).await.unwrap());
     assert_eq!(
         store.stale_games(at - 1, 100).await.unwrap(),
         ["old"],
@@ -333,13 +349,150 @@ async fn exercise(store: Store) {
             .unwrap()
             .is_empty()
     );
-    let live = store.live_games(100).await.unwrap();
-    assert_eq!(
-        live.iter().map(|g| g.0.as_str()).collect::<Vec<_>>(),
-        ["r1"],
-        "only the rematch is being played"
+    let live: Vec<String> = store
+        .live_games(100)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|g| g.0)
+        .collect();
+    assert!(
+        live.contains(&"r1".to_string()) && live.contains(&"busy".to_string()),
+        "{live:?}"
+    );
+    assert!(
+        !live.contains(&"g1".to_string()) && !live.contains(&"old".to_string()),
+        "neither finished nor waiting games are being played: {live:?}"
     );
     store.close().await;
+}
+
+/// Two stores on one database, as two processes would be: one keeps up, the other writes what a
+/// stale room decided. The store refuses every write that would break the game's order.
+async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
+    let at = now_ms();
+    create(&fresh, playing("i1", at)).await;
+    assert!(fresh.write(turn("i1", 0, "a1", 2)).await.unwrap());
+    assert!(
+        !stale.write(turn("i1", 0, "a4", 2)).await.unwrap(),
+        "a ply is stored once"
+    );
+    assert!(
+        !stale.write(turn("i1", 2, "a4", 4)).await.unwrap(),
+        "no gap: ply 1 is missing"
+    );
+    assert!(
+        !stale.write(turn("i1", -1, "a4", 1)).await.unwrap(),
+        "no ply before the first"
+    );
+    assert!(
+        !stale.write(finish("i1", "0-1", "time", 2)).await.unwrap(),
+        "an end decided before the last turn is stale"
+    );
+    assert!(
+        !stale
+            .write(offer("i1", OfferKind::Draw, Some(("white", 0)), 2))
+            .await
+            .unwrap(),
+        "so is an offer"
+    );
+    assert!(
+        fresh
+            .write(finish("i1", "1-0", "resignation", 3))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stale.write(turn("i1", 1, "b4", 4)).await.unwrap(),
+        "no turn after the end, even at the right ply and version"
+    );
+    assert!(
+        !stale.write(finish("i1", "0-1", "time", 4)).await.unwrap(),
+        "one end"
+    );
+    let stored = fresh.load("i1").await.unwrap().unwrap();
+    assert_eq!(stored.turns.len(), 1);
+    assert_eq!(
+        (stored.game.result.as_deref(), stored.version()),
+        (Some("1-0"), 4)
+    );
+
+    // A takeback on one instance, then a turn of the other's stale game: refused, so no game
+    // replays with a gap (or with the taken-back turn's position).
+    create(&fresh, playing("i2", at)).await;
+    for (ply, notation) in ["a1", "a4", "a7"].into_iter().enumerate() {
+        let ply = ply as i64;
+        assert!(
+            fresh
+                .write(turn("i2", ply, notation, 2 + ply))
+                .await
+                .unwrap()
+        );
+    }
+    let take_back = |seen| WriteOp::TakeBack {
+        id: "i2".into(),
+        from_ply: 2,
+        at: now_ms(),
+        clock: None,
+        seen,
+    };
+    assert!(!stale.write(take_back(4)).await.unwrap(), "stale takeback");
+    assert!(fresh.write(take_back(5)).await.unwrap());
+    assert!(
+        !stale.write(turn("i2", 3, "b2", 5)).await.unwrap(),
+        "the ply after the one taken back"
+    );
+    assert!(
+        !stale.write(turn("i2", 2, "b2", 5)).await.unwrap(),
+        "the taken-back ply, against the version before the takeback"
+    );
+    assert!(fresh.write(turn("i2", 2, "g7", 6)).await.unwrap());
+    let stored = fresh.load("i2").await.unwrap().unwrap();
+    assert_eq!(
+        stored
+            .turns
+            .iter()
+            .map(|t| (t.ply, t.notation.as_str()))
+            .collect::<Vec<_>>(),
+        [(0, "a1"), (1, "a4"), (2, "g7")]
+    );
+    assert_eq!(stored.version(), 7);
+
+    // An end and a turn decided against the same version, racing from the two stores: exactly
+    // one is stored, whichever commits first.
+    for i in 0..12 {
+        let id = format!("race{i}");
+        create(&fresh, playing(&id, at)).await;
+        let (a, b) = (fresh.clone(), stale.clone());
+        let (end, moved) = (id.clone(), id.clone());
+        let end = tokio::spawn(async move { a.write(finish(&end, "0-1", "time", 2)).await });
+        let moved = tokio::spawn(async move { b.write(turn(&moved, 0, "a1", 2)).await });
+        let (end, moved) = (end.await.unwrap().unwrap(), moved.await.unwrap().unwrap());
+        assert!(end ^ moved, "{id}: end {end}, turn {moved}");
+        let stored = fresh.load(&id).await.unwrap().unwrap();
+        assert_eq!(stored.turns.len(), usize::from(moved));
+        assert_eq!(stored.game.status, if end { "finished" } else { "playing" });
+    }
+    fresh.close().await;
+    stale.close().await;
+}
+
+#[tokio::test]
+async fn sqlite_store_refuses_what_breaks_the_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let fresh = Store::connect(&url).await.unwrap();
+    let stale = Store::connect(&url).await.unwrap();
+    refuse_what_breaks_the_rules(fresh, stale).await;
+}
+
+#[tokio::test]
+async fn postgres_store_refuses_what_breaks_the_rules() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("rules").await;
+    let fresh = Store::connect(&url).await.unwrap();
+    let stale = Store::connect(&url).await.unwrap();
+    refuse_what_breaks_the_rules(fresh, stale).await;
 }
 
 #[tokio::test]
