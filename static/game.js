@@ -10,21 +10,6 @@ const root = document.getElementById('game');
 const id = root.dataset.game;
 const $ = (sel) => document.getElementById(sel);
 
-const TERMINATIONS = {
-  fewer_than_three: 'reduced to two men',
-  no_legal_move: 'no legal move',
-  row_of_three: 'a row of three',
-  repetition: 'threefold repetition',
-  quiet_plies: 'too many turns without a removal',
-  three_against_three: 'three against three without a removal',
-  board_full: 'the board is full',
-  agreement: 'agreement',
-  resignation: 'resignation',
-  time: 'time',
-  abandonment: 'abandonment',
-  aborted: 'aborted',
-};
-
 let socket = null;
 let hello = null;
 let state = null;
@@ -317,10 +302,8 @@ function render() {
   const status = $('status');
   const banner = $('banner');
   if (state.status === 'finished') {
-    const why = TERMINATIONS[state.termination] || state.termination || '';
-    const text = state.winner
-      ? `${state.winner === 'white' ? 'White' : 'Black'} wins (${why}). ${state.result}`
-      : `Draw (${why}). ${state.result}`;
+    // The server words every end; an aborted game has no result to show.
+    const text = state.result === '*' ? `${state.summary}.` : `${state.summary}. ${state.result}`;
     status.textContent = 'Game over.';
     if (!banner.classList.contains('error')) {
       banner.textContent = text;

@@ -82,6 +82,7 @@ impl Game {
             result: over.then(|| "1-0".into()),
             termination: over.then_some(Termination::FewerThanThree),
             winner: over.then_some(Color::White),
+            summary: over.then(|| "White wins (fewer than three men)".into()),
             hand: Sides::from_fn(|_| 9),
             on_board: Sides::default(),
             removed: Sides::default(),

@@ -74,6 +74,9 @@ pub struct Snapshot {
     pub termination: Option<Termination>,
     /// The winner, if the game ended with one.
     pub winner: Option<Color>,
+    /// The end in words (`White wins (row of three)`, `Game aborted`), or `null` while the
+    /// game is on: the one wording of every end, for clients to show as it is.
+    pub summary: Option<String>,
     /// Men in hand.
     pub hand: Sides<u8>,
     /// Men on the board.
@@ -172,6 +175,7 @@ impl Snapshot {
             result: outcome.map(|o| o.result().into()),
             termination: outcome.map(|o| o.termination),
             winner: outcome.and_then(|o| o.winner),
+            summary: outcome.map(|o| o.summary()),
             hand: Sides::from_fn(|c| pos.hand(c)),
             on_board: Sides::from_fn(|c| pos.on_board(c)),
             removed: Sides::from_fn(|c| rules_men.saturating_sub(pos.total(c))),
@@ -392,5 +396,6 @@ mod tests {
         assert_eq!(over.now.result.as_deref(), Some(outcome.result()));
         assert_eq!(over.now.termination, Some(outcome.termination));
         assert_eq!(over.now.winner, outcome.winner);
+        assert_eq!(over.now.summary, Some(outcome.summary()));
     }
 }

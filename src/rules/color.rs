@@ -44,4 +44,12 @@ impl Color {
             Color::Black => "black",
         }
     }
+
+    /// `White` or `Black`, as a sentence starts.
+    pub fn title(self) -> &'static str {
+        match self {
+            Color::White => "White",
+            Color::Black => "Black",
+        }
+    }
 }

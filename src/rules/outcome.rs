@@ -107,6 +107,16 @@ impl Outcome {
         }
     }
 
+    /// The end in words, as a page shows it: `White wins (row of three)`, `Draw (board full)`,
+    /// `Game aborted`. The reason is the record's wording, so there is one wording of each.
+    pub fn summary(&self) -> String {
+        match (self.winner, self.termination) {
+            (_, Termination::Aborted) => "Game aborted".to_string(),
+            (Some(winner), why) => format!("{} wins ({why})", winner.title()),
+            (None, why) => format!("Draw ({why})"),
+        }
+    }
+
     /// The result as records write it: `1-0`, `0-1`, `1/2-1/2`, or `*` for an aborted game.
     pub fn result(&self) -> &'static str {
         match (self.winner, self.termination) {
@@ -115,5 +125,30 @@ impl Outcome {
             (None, Termination::Aborted) => "*",
             (None, _) => "1/2-1/2",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Color, Outcome, Termination};
+
+    #[test]
+    fn every_end_has_its_words() {
+        assert_eq!(
+            Outcome::win(Color::White, Termination::RowOfThree).summary(),
+            "White wins (row of three)"
+        );
+        assert_eq!(
+            Outcome::win(Color::Black, Termination::Time).summary(),
+            "Black wins (time)"
+        );
+        assert_eq!(
+            Outcome::draw(Termination::Repetition).summary(),
+            "Draw (threefold repetition)"
+        );
+        assert_eq!(
+            Outcome::draw(Termination::Aborted).summary(),
+            "Game aborted"
+        );
     }
 }
