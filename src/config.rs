@@ -77,6 +77,12 @@ pub struct Config {
     #[arg(long, env = "MERELS_ALLOWED_ORIGINS", value_delimiter = ',')]
     pub allowed_origins: Vec<String>,
 
+    /// Seconds between the server's pings on each WebSocket. A connection that sends nothing, not
+    /// even the answer to a ping, for three times this is closed: a client that vanished without
+    /// closing (a sleeping laptop, a lost network) stops counting as present.
+    #[arg(long, env = "MERELS_WS_PING_SECS", default_value_t = 20.0)]
+    pub ws_ping_secs: f64,
+
     /// Seconds an HTTP request may take.
     #[arg(long, env = "MERELS_REQUEST_TIMEOUT_SECS", default_value_t = 10)]
     pub request_timeout_secs: u64,
@@ -134,11 +140,18 @@ impl Config {
             games_per_minute: 10,
             connections_per_ip: 64,
             allowed_origins: Vec::new(),
+            ws_ping_secs: 20.0,
             request_timeout_secs: 10,
             trust_forwarded_for: false,
             shutdown_timeout_secs: 10,
             worker_threads: 0,
         }
+    }
+
+    /// How often the server pings a WebSocket, and how long a silent one lasts.
+    pub fn ws_ping(&self) -> (Duration, Duration) {
+        let every = Duration::from_secs_f64(self.ws_ping_secs.max(0.05));
+        (every, every * 3)
     }
 
     /// How long an idle room stays.

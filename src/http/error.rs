@@ -9,6 +9,8 @@ use serde::Serialize;
 
 /// Close code: the server is restarting; reconnect (RFC 6455 registry, 1012).
 pub const CLOSE_RESTART: u16 = 1012;
+/// Close code: the client stayed silent past the ping timeout ("going away").
+pub const CLOSE_GOING_AWAY: u16 = 1001;
 /// Close code: a message was larger than the limit (1009).
 pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Close code: the client broke a rule of the connection, such as a rate limit (1008).
@@ -68,6 +70,7 @@ impl ApiError {
             ErrorCode::RateLimited | ErrorCode::Malformed | ErrorCode::UnknownType => CLOSE_POLICY,
             ErrorCode::NotFound => CLOSE_NOT_FOUND,
             ErrorCode::Unavailable => CLOSE_RESTART,
+            ErrorCode::Timeout => CLOSE_GOING_AWAY,
             _ => CLOSE_INTERNAL,
         }
     }

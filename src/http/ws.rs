@@ -14,6 +14,7 @@ use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
 use crate::rooms::{Action, Connection, Rooms};
 use crate::rules::Color;
+use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
@@ -25,6 +26,7 @@ use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::time::{Instant, MissedTickBehavior};
 
 /// `GET /api/games/{id}/ws`: 404 for an unknown game, else the upgrade.
 pub async fn upgrade(
@@ -69,6 +71,7 @@ pub async fn upgrade(
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
     let rate = app.limits.message_rate();
+    let ping = app.config.ws_ping();
     // Small buffers: the default 128 KiB read buffer per socket dwarfs a Morris state, and what
     // clients send is smaller still (a turn is a few dozen bytes; a longer message is read in
     // more than one go).
@@ -86,7 +89,7 @@ pub async fn upgrade(
                 from,
                 handoff,
             };
-            serve(socket, rooms, &metrics, id, visitor, rate).await;
+            serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
             metrics.connections.dec();
             drop(slot);
         })
@@ -100,7 +103,8 @@ struct Visitor {
     handoff: Option<String>,
 }
 
-/// Serves one connection until either side goes away.
+/// Serves one connection until either side goes away, or the client stays silent for the
+/// second of `ping` (every first of `ping`, the server pings it; browsers answer by themselves).
 async fn serve(
     mut socket: Box<WebSocket>,
     rooms: Rooms,
@@ -112,6 +116,7 @@ async fn serve(
         handoff,
     }: Visitor,
     rate: DefaultDirectRateLimiter,
+    (ping_every, silence): (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
     let conn = match rooms
@@ -132,8 +137,19 @@ async fn serve(
     let send_box = outbox.clone();
     let sender = async move {
         let mut batch = VecDeque::new();
+        let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
+        ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
-            match send_box.next(&mut batch).await {
+            let next = tokio::select! {
+                next = send_box.next(&mut batch) => next,
+                _ = ping.tick() => {
+                    if sink.send(Message::Ping(Bytes::new())).await.is_err() {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            match next {
                 Next::Send => {
                     for m in batch.drain(..) {
                         if sink.feed(Message::Text(m)).await.is_err() {
@@ -158,36 +174,62 @@ async fn serve(
     let mut send = tokio::spawn(sender);
 
     // Frames over the rate are dropped with one `rate_limited` error per burst; a client that
-    // keeps flooding is cut off (1008).
+    // keeps flooding is cut off (1008). One that sends nothing, not even a pong, is gone (1001).
     let mut strikes = 0u32;
     let close: Option<(ErrorCode, &str)> = loop {
-        tokio::select! {
+        let frame = tokio::select! {
             _ = &mut send => break None,
-            frame = stream.next() => match frame {
-                None | Some(Ok(Message::Close(_))) => break None,
-                Some(Err(e)) => break too_big(metrics, e),
-                // Every frame counts, pings and pongs too (the library answers pings itself).
-                Some(Ok(_)) if rate.check().is_err() => {
-                    metrics.limit("messages_per_sec");
-                    strikes += 1;
-                    if strikes == 1 {
-                        reply(&rooms, &id, &conn, &outbox, ErrorCode::RateLimited,
-                            "too many messages: slow down").await;
-                    }
-                    if strikes > 200 {
-                        break Some((ErrorCode::RateLimited, "too many messages"));
-                    }
-                }
-                Some(Ok(Message::Text(text))) => {
-                    strikes = 0;
-                    handle(&rooms, &id, &conn, &outbox, ClientMessage::parse(text.as_str())).await;
-                }
-                Some(Ok(Message::Binary(_))) => {
-                    reply(&rooms, &id, &conn, &outbox, ErrorCode::Malformed,
-                        "binary frames are not part of the protocol: send JSON text").await;
-                }
-                Some(Ok(_)) => {} // pings and pongs are answered by the library
+            frame = tokio::time::timeout(silence, stream.next()) => frame,
+        };
+        match frame {
+            Err(_) => {
+                metrics.limit("ws_silence");
+                break Some((ErrorCode::Timeout, "no answer to pings"));
             }
+            Ok(None | Some(Ok(Message::Close(_)))) => break None,
+            Ok(Some(Err(e))) => break too_big(metrics, e),
+            // Every frame counts, pings and pongs too (the library answers pings itself).
+            Ok(Some(Ok(_))) if rate.check().is_err() => {
+                metrics.limit("messages_per_sec");
+                strikes += 1;
+                if strikes == 1 {
+                    reply(
+                        &rooms,
+                        &id,
+                        &conn,
+                        &outbox,
+                        ErrorCode::RateLimited,
+                        "too many messages: slow down",
+                    )
+                    .await;
+                }
+                if strikes > 200 {
+                    break Some((ErrorCode::RateLimited, "too many messages"));
+                }
+            }
+            Ok(Some(Ok(Message::Text(text)))) => {
+                strikes = 0;
+                handle(
+                    &rooms,
+                    &id,
+                    &conn,
+                    &outbox,
+                    ClientMessage::parse(text.as_str()),
+                )
+                .await;
+            }
+            Ok(Some(Ok(Message::Binary(_)))) => {
+                reply(
+                    &rooms,
+                    &id,
+                    &conn,
+                    &outbox,
+                    ErrorCode::Malformed,
+                    "binary frames are not part of the protocol: send JSON text",
+                )
+                .await;
+            }
+            Ok(Some(Ok(_))) => {} // pings and pongs are answered by the library
         }
     };
     if let Some((code, reason)) = close {

@@ -461,3 +461,38 @@ async fn an_update_costs_the_same_at_ply_20_and_at_ply_110() {
     );
     server.stop().await;
 }
+
+/// The server pings every socket; a client that answers nothing is closed and its player counts
+/// as gone (so the opponent may claim), while one that reads (and so answers) stays.
+#[tokio::test]
+async fn a_client_that_answers_no_ping_is_closed_and_counts_as_gone() {
+    use futures_util::StreamExt;
+    let server = TestServer::start_with(|c| c.ws_ping_secs = 0.2).await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let mut listening = server.ws(&white.id, Some(&white.secret)).await.stream;
+    let silent = server.ws(&white.id, Some(&black.secret)).await;
+    // White reads on (tungstenite answers each ping as it reads) and records how it ended.
+    let reader = tokio::spawn(async move {
+        let mut pings = 0;
+        while let Some(Ok(frame)) = listening.next().await {
+            if let Message::Ping(_) = frame {
+                pings += 1;
+            }
+        }
+        pings
+    });
+    let connected = |state: &Value, side: &str| state["seats"][side]["connected"] == true;
+    crate::harness::eventually("the silent black counts as gone", || async {
+        !connected(&http.state(&white.id).await, "black")
+    })
+    .await;
+    // Many pings later, White is still there.
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert!(connected(&http.state(&white.id).await, "white"));
+    assert!(!reader.is_finished(), "the listening client was kept");
+    drop(silent);
+    server.stop().await;
+    assert!(reader.await.unwrap() >= 5, "pinged every 0.2 s");
+}
