@@ -18,6 +18,7 @@ let selected = null; // a man chosen to move
 let pending = null; // a move that closes a mill ({from, to}), waiting for the man to remove
 let triedJoin = false;
 let retry = 0;
+let reconnecting = null;
 let lastAnnounced = null;
 let view = null; // in a finished game: how many turns into the replay the board shows
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
@@ -51,9 +52,24 @@ function connect() {
     const delay = Math.min(10000, 500 * 2 ** retry) * (0.75 + Math.random() / 2);
     retry += 1;
     setConn(`Disconnected. Reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
-    setTimeout(connect, delay);
+    reconnecting = setTimeout(connect, delay);
   };
 }
+
+// A page left by a link or the back button may be kept whole in the back/forward cache, its
+// socket open: the opponent would see its player present for good, and could never claim.
+// Leaving closes the socket; coming back from the cache opens a new one.
+window.addEventListener('pagehide', () => {
+  clearTimeout(reconnecting);
+  if (socket) {
+    socket.onclose = null;
+    socket.close(1000, 'page left');
+    socket = null;
+  }
+});
+window.addEventListener('pageshow', (ev) => {
+  if (ev.persisted && !socket) connect();
+});
 
 function receive(msg) {
   switch (msg.type) {

@@ -685,3 +685,34 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+/// A player who leaves by a link (the logo) or the back button no longer counts as present, even
+/// were the page kept in the back/forward cache; coming back makes them present again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_follows_a_link_away_is_offline_until_back() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    wait_text(&black, ".side.white .presence", "online").await;
+    white
+        .find(Locator::Css("a.brand"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&black, ".side.white .presence", "offline").await;
+    assert_eq!(
+        http.state(&seat.id).await["seats"]["white"]["connected"],
+        false
+    );
+    white.back().await.unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    wait_text(&black, ".side.white .presence", "online").await;
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}
