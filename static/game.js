@@ -273,7 +273,8 @@ function render() {
     mill: mills,
   });
   const controls = $('replay');
-  controls.hidden = !replay;
+  // Nothing to step through in a game that ended before its first turn (an abort).
+  controls.hidden = !replay || state.turns.length === 0;
   if (replay) $('replay-at').textContent = `${view} / ${state.turns.length}`;
 
   // Turn list: one numbered line per pair of turns, White's then Black's.

@@ -716,3 +716,30 @@ async fn a_player_who_follows_a_link_away_is_offline_until_back() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+/// An abort before the first turns reads as one, with no replay to step through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_aborted_game_says_so_and_offers_no_replay() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    let abort = black.find(Locator::Css("#abort")).await.unwrap();
+    abort.click().await.unwrap();
+    wait_text(&black, "#abort", "Click again").await;
+    abort.click().await.unwrap();
+    for page in [&white, &black] {
+        wait_text(page, "#banner", "Game aborted.").await;
+        assert!(!text(page, "#banner").await.contains('*'));
+        assert_eq!(
+            attr(page, "#replay", "hidden").await.as_deref(),
+            Some("true")
+        );
+    }
+    assert_eq!(http.state(&seat.id).await["termination"], "aborted");
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}
