@@ -11,7 +11,16 @@ struct Static;
 
 /// `GET /static/{*path}`.
 pub async fn serve(Path(path): Path<String>, headers: HeaderMap) -> Response {
-    let Some(file) = Static::get(&path) else {
+    file(&path, &headers)
+}
+
+/// `GET /favicon.ico`, which browsers and crawlers ask for whatever the page says: the icon.
+pub async fn favicon(headers: HeaderMap) -> Response {
+    file("favicon.svg", &headers)
+}
+
+fn file(path: &str, headers: &HeaderMap) -> Response {
+    let Some(file) = Static::get(path) else {
         return (StatusCode::NOT_FOUND, "no such file\n").into_response();
     };
     let etag = format!("\"{}\"", hex::encode(&file.metadata.sha256_hash()[..8]));

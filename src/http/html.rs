@@ -32,7 +32,8 @@ pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
     Html(format!(
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n</head>\n\
+         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n\
+         <link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">\n</head>\n\
          <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
          {main}\n<footer class=\"foot\">No sign-up required. Share a link and start playing. \
          <span class=\"version\">v{version} · {commit}</span></footer>\n{script}\n</body>\n</html>\n",

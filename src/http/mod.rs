@@ -18,6 +18,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::header::{self, AUTHORIZATION, COOKIE, HOST};
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::response::Redirect;
 use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -110,7 +111,9 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route("/games", post(pages::create))
         .route("/g/{id}", get(pages::game))
+        .route("/variants", get(|| async { Redirect::permanent("/") }))
         .route("/variants/{slug}", get(variants::page))
+        .route("/favicon.ico", get(assets::favicon))
         .route("/g/{id}/record", get(api::record))
         .route("/static/{*path}", get(assets::serve))
         .route("/healthz", get(api::healthz))

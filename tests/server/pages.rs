@@ -119,6 +119,17 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
     assert_eq!(status, 404);
     let (status, _) = get(&server, "/static/nothing.js").await;
     assert_eq!(status, 404);
+    // The addresses people and browsers try by themselves lead somewhere too.
+    let (status, list) = get(&server, "/variants").await;
+    assert_eq!(status, 200, "/variants leads to the list of every variant");
+    assert!(list.contains("id=\"v-nine-mens-morris\""));
+    assert!(game.contains("rel=\"icon\" href=\"/static/favicon.svg\""));
+    let icon = reqwest::get(format!("{}/favicon.ico", server.base))
+        .await
+        .unwrap();
+    assert_eq!(icon.status(), 200);
+    assert_eq!(icon.headers()["content-type"], "image/svg+xml");
+    assert!(icon.text().await.unwrap().starts_with("<svg"));
     server.stop().await;
 }
 
