@@ -19,6 +19,7 @@ let pending = null; // a move that closes a mill ({from, to}), waiting for the m
 let triedJoin = false;
 let retry = 0;
 let reconnecting = null;
+let sentAt = null; // the version a turn was sent at: input waits until the game moves on
 let lastAnnounced = null;
 let view = null; // in a finished game: how many turns into the replay the board shows
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
@@ -39,6 +40,7 @@ function connect() {
   };
   socket.onmessage = (ev) => receive(JSON.parse(ev.data));
   socket.onclose = (ev) => {
+    sentAt = null;
     if (ev.code === 4404) {
       setConn('No such game.', false);
       return;
@@ -109,6 +111,7 @@ function receive(msg) {
       break;
     case 'error':
       showError(msg.message);
+      sentAt = null;
       pending = null;
       selected = null;
       if (state) render();
@@ -182,6 +185,8 @@ function targets() {
 }
 
 function activate(point) {
+  // A double click or tap would send the turn twice: the second one "not your turn".
+  if (sentAt !== null && state && state.version === sentAt) return;
   const all = turns();
   if (!all.length) return;
   if (pending) {
@@ -209,6 +214,7 @@ function send(text) {
   selected = null;
   pending = null;
   if (socket && socket.readyState === WebSocket.OPEN) {
+    sentAt = state.version;
     socket.send(JSON.stringify({ type: 'move', move: text }));
   } else {
     showError('Not connected: the turn was not sent.');

@@ -3,7 +3,7 @@
 //! the home page, a second opens the share link and takes the seat, a third watches on a
 //! phone-sized window. They play a whole game by clicking the board until one side wins.
 
-use crate::harness::{TestServer, answers, eager_turn, eventually, free_port};
+use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, turns};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
@@ -739,6 +739,43 @@ async fn an_aborted_game_says_so_and_offers_no_replay() {
         );
     }
     assert_eq!(http.state(&seat.id).await["termination"], "aborted");
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}
+
+/// A double click sends one turn: the page ignores the board while a turn is on its way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_double_click_plays_one_turn() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    // Two clicks in one go, as a double tap lands: both before any answer can arrive.
+    white
+        .execute(
+            "const p = document.querySelector('[data-point=\"a1\"]');\
+             for (let i = 0; i < 2; i++) p.dispatchEvent(new MouseEvent('click', {bubbles: true}));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    wait_text(&black, "#turns", "a1").await;
+    wait_text(&white, "#status", "Black to move.").await;
+    assert_eq!(turns(&http.state(&seat.id).await), ["a1"]);
+    assert!(
+        !text(&white, "#banner").await.contains("not your turn"),
+        "no second turn was sent"
+    );
+    assert_eq!(
+        crate::harness::metric(&server, "merels_turns_rejected_total").await,
+        0.0
+    );
+    // Play goes on as usual.
+    click(&black, "e5").await;
+    wait_text(&white, "#turns", "e5").await;
     white.close().await.unwrap();
     black.close().await.unwrap();
     server.stop().await;
