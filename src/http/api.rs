@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::limits::ClientIp;
-use super::{AppState, base_url, presented_secret, seat_cookie};
+use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::protocol::{ClientMessage, ErrorCode, GameState, Geometry};
 use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
@@ -11,7 +11,7 @@ use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
-use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE, SET_COOKIE};
+use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -145,13 +145,8 @@ fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
 
 fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
     let base = base_url(&app.config, headers);
-    let cookie = seat_cookie(&app.config, &grant.id, &grant.secret);
-    (
-        status,
-        [(SET_COOKIE, cookie)],
-        Json(seat_view(&base, grant)),
-    )
-        .into_response()
+    let cookies = seat_cookies(&app.config, &grant.id, &grant.secret);
+    (status, cookies, Json(seat_view(&base, grant))).into_response()
 }
 
 fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {

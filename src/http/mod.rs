@@ -18,7 +18,7 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::header::{self, AUTHORIZATION, COOKIE, HOST};
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
-use axum::response::Redirect;
+use axum::response::{AppendHeaders, Redirect};
 use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
@@ -147,13 +147,27 @@ pub fn seat_cookie_name(id: &str) -> String {
     format!("merels_seat_{id}")
 }
 
-/// A `Set-Cookie` value that gives the browser a seat: HttpOnly, SameSite=Lax, a year long,
-/// and `Secure` when the site is served over HTTPS.
-pub fn seat_cookie(config: &Config, id: &str, secret: &str) -> String {
+/// The `Set-Cookie` values that give the browser a seat: HttpOnly, SameSite=Lax, a year long,
+/// `Secure` when the site is served over HTTPS, and each scoped to the game's own paths (its page
+/// and its API, socket included). A cookie for the whole site per game made every request carry
+/// the seats of every game the browser ever played: some 8 KB after about 100 games, past a
+/// default nginx's header limit. Scoped, a request carries one seat at most.
+pub fn seat_cookies(
+    config: &Config,
+    id: &str,
+    secret: &str,
+) -> AppendHeaders<[(HeaderName, String); 2]> {
     let secure = if config.https() { "; Secure" } else { "" };
-    format!(
-        "{}={secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}",
-        seat_cookie_name(id)
+    let name = seat_cookie_name(id);
+    AppendHeaders(
+        [format!("/g/{id}"), format!("/api/games/{id}")].map(|path| {
+            (
+                header::SET_COOKIE,
+                format!(
+                    "{name}={secret}; Path={path}; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}"
+                ),
+            )
+        }),
     )
 }
 

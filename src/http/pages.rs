@@ -4,11 +4,11 @@
 use super::error::ApiError;
 use super::html::{board_svg, escape, layout, setup_form};
 use super::limits::ClientIp;
-use super::{AppState, base_url, presented_secret, seat_cookie};
+use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::header::{LOCATION, SET_COOKIE};
+use axum::http::header::LOCATION;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
@@ -100,13 +100,8 @@ pub async fn create(
         .await?;
     Ok((
         StatusCode::SEE_OTHER,
-        [
-            (LOCATION, format!("/g/{}", grant.id)),
-            (
-                SET_COOKIE,
-                seat_cookie(&app.config, &grant.id, &grant.secret),
-            ),
-        ],
+        [(LOCATION, format!("/g/{}", grant.id))],
+        seat_cookies(&app.config, &grant.id, &grant.secret),
     )
         .into_response())
 }
@@ -120,14 +115,16 @@ pub async fn game(
     headers: HeaderMap,
 ) -> Response {
     if let Some(secret) = query.get("seat") {
-        let mut response =
-            (StatusCode::SEE_OTHER, [(LOCATION, format!("/g/{id}"))]).into_response();
-        if let Ok(Some(_)) = app.rooms.seat_of(&id, Some(secret.clone())).await
-            && let Ok(cookie) = seat_cookie(&app.config, &id, secret).parse()
-        {
-            response.headers_mut().insert(SET_COOKIE, cookie);
-        }
-        return response;
+        let back = [(LOCATION, format!("/g/{id}"))];
+        return match app.rooms.seat_of(&id, Some(secret.clone())).await {
+            Ok(Some(_)) => (
+                StatusCode::SEE_OTHER,
+                back,
+                seat_cookies(&app.config, &id, secret),
+            )
+                .into_response(),
+            _ => (StatusCode::SEE_OTHER, back).into_response(),
+        };
     }
     let state = match app.rooms.state(&id).await {
         Ok(state) => state,

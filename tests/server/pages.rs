@@ -274,3 +274,65 @@ async fn answers_carry_the_browser_security_headers() {
         server.stop().await;
     }
 }
+
+/// A browser that has played a thousand games still sends small requests: each seat's cookie
+/// goes only to its own game's page and API, so a default proxy (nginx: 8 KB a header line)
+/// never turns it away. The jar is reqwest's, which keeps and sends cookies by RFC 6265's rules,
+/// paths included, as a browser does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_with_a_thousand_seats_still_sends_small_headers() {
+    use reqwest::cookie::{CookieStore, Jar};
+    use std::sync::Arc;
+    let server = TestServer::start_with(|c| c.games_per_minute = 100_000).await;
+    let jar = Arc::new(Jar::default());
+    let browser = reqwest::Client::builder()
+        .cookie_provider(jar.clone())
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut games = Vec::new();
+    for _ in 0..1000 {
+        let res = browser
+            .post(format!("{}/games", server.base))
+            .form(&[("variant", "six-mens-morris"), ("color", "white")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 303);
+        let to = res.headers()["location"].to_str().unwrap().to_string();
+        games.push(to.trim_start_matches("/g/").to_string());
+    }
+    let sent = |path: String| {
+        let url = format!("{}{path}", server.base).parse().unwrap();
+        jar.cookies(&url)
+            .map(|v| v.to_str().unwrap().to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(sent("/".into()), "", "the home page gets no seat");
+    assert_eq!(sent("/variants/six-mens-morris".into()), "");
+    for id in [&games[0], &games[500], &games[999]] {
+        for path in [
+            format!("/g/{id}"),
+            format!("/g/{id}/record"),
+            format!("/api/games/{id}/ws"),
+            format!("/api/games/{id}/resign"),
+        ] {
+            let cookie = sent(path.clone());
+            assert!(
+                cookie.starts_with(&format!("merels_seat_{id}=")) && !cookie.contains(';'),
+                "{path} carries its own seat alone: {cookie}"
+            );
+        }
+    }
+    // And the seats work: the first game's page knows its player.
+    let page = browser
+        .get(format!("{}/g/{}", server.base, games[0]))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("You play white."), "the seat came with the page");
+    server.stop().await;
+}
