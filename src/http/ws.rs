@@ -12,7 +12,7 @@ use super::{AppState, base_url, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
-use crate::rooms::{Action, Connection, Rooms};
+use crate::rooms::{Action, Connection, Held, Rooms};
 use crate::rules::Color;
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -65,9 +65,10 @@ pub async fn upgrade(
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
-    let handoff = seat
-        .and(secret)
-        .map(|s| format!("{}/g/{id}?seat={s}", base_url(&app.config, &headers)));
+    let held = seat.and(secret).map(|secret| Held {
+        handoff_url: format!("{}/g/{id}?seat={secret}", base_url(&app.config, &headers)),
+        secret,
+    });
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
     let rate = app.limits.message_rate();
@@ -84,23 +85,18 @@ pub async fn upgrade(
             // The socket is boxed where the connection's task begins: split, it moves to the
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
-            let visitor = Visitor {
-                seat,
-                from,
-                handoff,
-            };
+            let visitor = Visitor { seat, from, held };
             serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
             metrics.connections.dec();
             drop(slot);
         })
 }
 
-/// Who is connecting: the seat they hold (none: they watch), from where, and the link that
-/// carries their seat to another device.
+/// Who is connecting: the seat they hold (none: they watch), from where, and what holds it.
 struct Visitor {
     seat: Option<Color>,
     from: IpAddr,
-    handoff: Option<String>,
+    held: Option<Held>,
 }
 
 /// Serves one connection until either side goes away, or the client stays silent for the
@@ -110,19 +106,12 @@ async fn serve(
     rooms: Rooms,
     metrics: &Metrics,
     id: String,
-    Visitor {
-        seat,
-        from,
-        handoff,
-    }: Visitor,
+    Visitor { seat, from, held }: Visitor,
     rate: DefaultDirectRateLimiter,
     (ping_every, silence): (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
-    let conn = match rooms
-        .connect(&id, seat, from, handoff, outbox.clone())
-        .await
-    {
+    let conn = match rooms.connect(&id, seat, from, held, outbox.clone()).await {
         Ok(conn) => conn,
         Err(e) => {
             let close = CloseFrame {

@@ -67,7 +67,7 @@ pub(super) enum Command {
     /// Attach a connection; answered with its number.
     Connect {
         seat: Option<Color>,
-        handoff_url: Option<String>,
+        held: Option<super::Held>,
         outbox: Arc<Outbox>,
         reply: Reply<u64>,
     },

@@ -40,10 +40,9 @@ pub(super) struct Table {
     pub takeback_offer: Option<(Color, usize)>,
     /// After the end: who asked for a rematch.
     pub rematch_offer: Option<Color>,
-    /// The rematch once started: its id and, in the room that started it, the new secrets of
-    /// this game's White and Black (to hand each player their seat again if they ask; the store
-    /// keeps only hashes).
-    pub rematch: Option<(String, Option<[String; 2]>)>,
+    /// The rematch's id, once started. Its seats are held by this game's secrets, colours
+    /// swapped: nothing to hand out but the id, so a restart loses no seat.
+    pub rematch: Option<String>,
 }
 
 /// What a room is asked to decide. The seat has been found from the actor already.
@@ -67,12 +66,10 @@ pub(super) enum Ask {
     Expire,
 }
 
-/// What starting a rematch needs from outside the core: the new game's id and the secrets of
-/// this game's White and Black in it.
+/// What starting a rematch needs from outside the core: the new game's id.
 #[derive(Debug, Clone)]
 pub(super) struct Fresh {
     pub id: String,
-    pub secrets: [String; 2],
 }
 
 /// A decision to store something: the write, then the change once it is stored.
@@ -177,7 +174,7 @@ impl Table {
             }
             Change::Rematch(fresh) => {
                 self.rematch_offer = None;
-                self.rematch = Some((fresh.id, Some(fresh.secrets)));
+                self.rematch = Some(fresh.id);
             }
         }
         Ok(())

@@ -98,6 +98,6 @@ pub(super) fn table_from(
         draw_offer: offer(&row.draw_offer),
         takeback_offer: offer(&row.takeback_offer),
         rematch_offer: row.rematch_offer.as_deref().and_then(color),
-        rematch: row.rematch_id.clone().map(|id| (id, None)),
+        rematch: row.rematch_id.clone(),
     })
 }

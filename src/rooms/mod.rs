@@ -57,6 +57,17 @@ fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - room_ms()).max(0) as u64)
 }
 
+/// What a seated connection holds: the secret it presented, and the link that carries the seat
+/// to another device (the page shows it). The room keeps the secret to hand the player their seat
+/// in a rematch, which reuses it.
+#[derive(Debug, Clone)]
+pub struct Held {
+    /// The seat's secret.
+    pub secret: String,
+    /// `{base}/g/{id}?seat={secret}`.
+    pub handoff_url: String,
+}
+
 /// A live connection to a room, returned by [`Rooms::connect`].
 #[derive(Debug)]
 pub struct Connection {
@@ -438,13 +449,13 @@ impl Rooms {
         id: &str,
         seat: Option<Color>,
         from: IpAddr,
-        handoff_url: Option<String>,
+        held: Option<Held>,
         outbox: Arc<Outbox>,
     ) -> Result<Connection, RoomError> {
         let conn = self
             .call(id, |reply| Command::Connect {
                 seat,
-                handoff_url: handoff_url.clone(),
+                held: held.clone(),
                 outbox: outbox.clone(),
                 reply,
             })

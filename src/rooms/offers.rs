@@ -3,7 +3,7 @@
 
 use super::RoomError;
 use super::core::{Change, Fresh, Plan, Table, clock_row};
-use super::{OfferAction, SeatGrant, secrets};
+use super::{OfferAction, SeatGrant};
 use crate::protocol::Status;
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{GameRow, OfferKind, WriteOp};
@@ -156,8 +156,9 @@ impl Table {
             variant: variant.slug().to_string(),
             options: variant.options_string(),
             time_control: self.control.to_string(),
-            white_secret_hash: Some(secrets::hash(&fresh.secrets[Color::Black.index()])),
-            black_secret_hash: Some(secrets::hash(&fresh.secrets[Color::White.index()])),
+            // Each player keeps the secret they hold: the seats are its hash, colours swapped.
+            white_secret_hash: self.seats[Color::Black.index()].clone(),
+            black_secret_hash: self.seats[Color::White.index()].clone(),
             status: Status::Playing.as_str().into(),
             created_at: now,
             updated_at: now,
@@ -176,13 +177,12 @@ impl Table {
         }))
     }
 
-    /// `seat`'s seat in the rematch, where this room started it (it alone knows the secrets).
-    pub fn rematch_seat(&self, seat: Color) -> Option<SeatGrant> {
-        let (id, secrets) = self.rematch.as_ref()?;
+    /// `seat`'s seat in the rematch, for the player who holds `secret` here: the same secret.
+    pub fn rematch_seat(&self, seat: Color, secret: String) -> Option<SeatGrant> {
         Some(SeatGrant {
-            id: id.clone(),
+            id: self.rematch.clone()?,
             color: seat.opponent(),
-            secret: secrets.as_ref()?[seat.index()].clone(),
+            secret,
         })
     }
 }

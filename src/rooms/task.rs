@@ -215,18 +215,20 @@ impl Room {
             }
             Command::Connect {
                 seat,
-                handoff_url,
+                held,
                 outbox,
                 reply,
             } => {
                 let id = self.next_conn;
                 self.next_conn += 1;
+                let (secret, handoff_url) = held.map(|h| (h.secret, h.handoff_url)).unzip();
                 let hello = self.hello(rooms.catalog(), seat, handoff_url);
                 outbox.push_event(hello, || self.whole());
                 self.conns.insert(
                     id,
                     Conn {
                         seat,
+                        secret: seat.and(secret),
                         outbox: outbox.clone(),
                     },
                 );
@@ -269,6 +271,11 @@ impl Room {
         from: IpAddr,
         action: Action,
     ) -> Result<Option<SeatGrant>, RoomError> {
+        // A rematch's seats are held by the players' secrets of this game.
+        let secret = match &actor {
+            Actor::Secret(secret) => secret.clone(),
+            Actor::Seat(_) => None,
+        };
         let seat = self.seat_for(actor)?;
         let now = room_ms();
         let ask = match action {
@@ -280,7 +287,6 @@ impl Room {
                 seat,
                 fresh: Fresh {
                     id: secrets::new_id(now),
-                    secrets: [secrets::new_secret(), secrets::new_secret()],
                 },
             },
         };
@@ -293,8 +299,15 @@ impl Room {
         {
             rooms.charge(from)?;
         }
+        let asked_again = rematch && plan.is_none() && self.table.rematch.is_some();
         self.execute(rooms, plan).await?;
-        Ok(rematch.then(|| self.table.rematch_seat(seat)).flatten())
+        if asked_again {
+            // Whoever has not gone to their seat yet (after a restart, say) is sent there again.
+            self.announce_rematch();
+        }
+        Ok(rematch
+            .then(|| self.table.rematch_seat(seat, secret?))
+            .flatten())
     }
 
     /// The seat an actor holds, or why it holds none. A player acting over HTTP is there now,
@@ -365,15 +378,8 @@ impl Room {
     async fn reload(&mut self, rooms: &Rooms) {
         match load(rooms, &self.table.id).await {
             Ok(mut fresh) => {
-                // What the store does not hold stays: who is away, and the new secrets of a
-                // rematch this room started.
+                // What the store does not hold stays: who is away.
                 fresh.away_since = self.table.away_since;
-                if let (Some((id, secrets)), Some((fresh_id, None))) =
-                    (self.table.rematch.take(), fresh.rematch.as_mut())
-                    && id == *fresh_id
-                {
-                    fresh.rematch = Some((id, secrets));
-                }
                 // The stored version, even were it behind this room's: every write is checked
                 // against it, and the clients get the whole state, whatever its version.
                 self.table = fresh;

@@ -50,10 +50,7 @@ fn turn(seat: Color, text: &str) -> Ask {
 }
 
 fn fresh() -> Fresh {
-    Fresh {
-        id: "next".into(),
-        secrets: ["w2".into(), "b2".into()],
-    }
+    Fresh { id: "next".into() }
 }
 
 #[test]
@@ -253,12 +250,18 @@ fn a_rematch_starts_when_both_ask_with_colours_swapped() {
     let WriteOp::StartRematch { game, .. } = &plan.op else {
         panic!("not a rematch: {:?}", plan.op);
     };
-    // This game's White ("w2") sits as Black in the new one.
-    assert_eq!(game.black_secret_hash, Some(secrets::hash("w2")));
+    // This game's White (secret "w") sits as Black in the new one, with the same secret.
+    assert_eq!(
+        (
+            game.white_secret_hash.clone(),
+            game.black_secret_hash.clone()
+        ),
+        (Some(secrets::hash("b")), Some(secrets::hash("w")))
+    );
     table.apply(plan.change).unwrap();
-    let seat = table.rematch_seat(Color::White).unwrap();
+    let seat = table.rematch_seat(Color::White, "w".into()).unwrap();
     assert_eq!((seat.id.as_str(), seat.color), ("next", Color::Black));
-    assert_eq!(seat.secret, "w2");
+    assert_eq!(seat.secret, "w");
 }
 
 #[test]

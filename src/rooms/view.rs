@@ -30,7 +30,7 @@ impl Room {
             draw_offer: table.pending_draw(),
             takeback_offer: table.pending_takeback(),
             rematch_offer: table.rematch_offer,
-            rematch: table.rematch.as_ref().map(|(id, _)| id.clone()),
+            rematch: table.rematch.clone(),
             time_control: table.control,
             clock: table.clock_view(now),
             claim: table.claim_view(now),
@@ -91,13 +91,14 @@ impl Room {
     /// Tells every connection that the rematch has started: each player the link to their new
     /// seat, spectators the game to watch.
     pub(super) fn announce_rematch(&self) {
-        let Some((id, Some(secrets))) = &self.table.rematch else {
+        let Some(id) = &self.table.rematch else {
             return;
         };
         for conn in self.conns.values() {
             let handoff_url = conn
-                .seat
-                .map(|c| format!("/g/{id}?seat={}", secrets[c.index()]));
+                .secret
+                .as_ref()
+                .map(|secret| format!("/g/{id}?seat={secret}"));
             let message = ServerMessage::Rematch {
                 game: id.clone(),
                 handoff_url,

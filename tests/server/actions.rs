@@ -284,7 +284,15 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(http.play(&new_white, "a1").await.0, 200);
     assert_eq!(http.play(&new_black, "e5").await.0, 200);
 
-    // After a restart the old game still leads to the new one (whose seats were handed out).
+    // Each player keeps their secret: the rematch's seats are its hash, so there is nothing to
+    // hand out that a restart could lose.
+    assert_eq!(
+        (new_black.secret.as_str(), new_white.secret.as_str()),
+        (white.secret.as_str(), black.secret.as_str())
+    );
+
+    // After a restart the old game still leads to the new one, and asking again, over HTTP or
+    // over a socket, still hands each player their seat.
     drop((ws_white, watcher));
     let server = server.restart().await;
     let http = server.http();
@@ -293,6 +301,23 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     assert_eq!(
         (status, again["state"]["rematch"].as_str()),
         (200, Some(new_id.as_str()))
+    );
+    assert_eq!(
+        (
+            again["rematch"]["id"].as_str(),
+            again["rematch"]["seat"].as_str()
+        ),
+        (Some(new_id.as_str()), Some("black"))
+    );
+    assert_eq!(again["rematch"]["secret"], white.secret.as_str());
+    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    ws_black
+        .send_json(serde_json::json!({"type": "rematch"}))
+        .await;
+    let m = ws_black.next_of("rematch").await;
+    assert_eq!(
+        m["handoff_url"],
+        format!("/g/{new_id}?seat={}", black.secret).as_str()
     );
     server.stop().await;
 }

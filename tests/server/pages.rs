@@ -333,6 +333,9 @@ async fn a_browser_with_a_thousand_seats_still_sends_small_headers() {
         .text()
         .await
         .unwrap();
-    assert!(page.contains("You play white."), "the seat came with the page");
+    assert!(
+        page.contains("You play white."),
+        "the seat came with the page"
+    );
     server.stop().await;
 }
