@@ -17,15 +17,15 @@ const MINUTE_MS: i64 = 60_000;
 const DAY_MS: i64 = 86_400_000;
 
 /// The time controls offered at table setup, as (value, label); `custom` comes after them.
-pub const PRESETS: [(&str, &str); 8] = [
-    ("untimed", "Untimed"),
-    ("1+1", "1 min + 1 s"),
-    ("3+2", "3 min + 2 s"),
-    ("5+3", "5 min + 3 s"),
-    ("10+5", "10 min + 5 s"),
-    ("15+10", "15 min + 10 s"),
-    ("1d", "1 day per turn"),
-    ("3d", "3 days per turn"),
+pub const PRESETS: [TimeControl; 8] = [
+    TimeControl::Untimed,
+    TimeControl::fischer(1, 1),
+    TimeControl::fischer(3, 2),
+    TimeControl::fischer(5, 3),
+    TimeControl::fischer(10, 5),
+    TimeControl::fischer(15, 10),
+    TimeControl::Days(1),
+    TimeControl::Days(3),
 ];
 
 /// A game's time control, written `untimed`, `M+S` (minutes in quarters, then seconds added
@@ -93,6 +93,36 @@ impl TimeControl {
             base_ms,
             increment_ms,
         })
+    }
+
+    /// `minutes` for the game and `seconds` more after each turn.
+    pub const fn fischer(minutes: i64, seconds: i64) -> TimeControl {
+        TimeControl::Fischer {
+            base_ms: minutes * MINUTE_MS,
+            increment_ms: seconds * 1000,
+        }
+    }
+
+    /// The time control as people write it: `Untimed`, `3 min + 2 s`, `15 s + 0 s`,
+    /// `1 min 30 s + 5 s`, `1 day per turn`, `3 days per turn`.
+    pub fn words(self) -> String {
+        match self {
+            TimeControl::Untimed => "Untimed".to_string(),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } => {
+                let (minutes, seconds) = (base_ms / MINUTE_MS, base_ms % MINUTE_MS / 1000);
+                let base = match (minutes, seconds) {
+                    (0, s) => format!("{s} s"),
+                    (m, 0) => format!("{m} min"),
+                    (m, s) => format!("{m} min {s} s"),
+                };
+                format!("{base} + {} s", increment_ms / 1000)
+            }
+            TimeControl::Days(1) => "1 day per turn".to_string(),
+            TimeControl::Days(days) => format!("{days} days per turn"),
+        }
     }
 
     /// Whether the game has clocks.
@@ -235,6 +265,26 @@ impl Clock {
             control: self.control,
             left: self.left_at(now, plies, to_move),
             since: now,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TimeControl;
+
+    #[test]
+    fn time_controls_are_written_as_people_write_them() {
+        let words = |text: &str| TimeControl::parse(text).unwrap().words();
+        assert_eq!(words("untimed"), "Untimed");
+        assert_eq!(words("3+2"), "3 min + 2 s");
+        assert_eq!(words("0.25+0"), "15 s + 0 s");
+        assert_eq!(words("1.5+5"), "1 min 30 s + 5 s");
+        assert_eq!(words("1d"), "1 day per turn");
+        assert_eq!(words("3d"), "3 days per turn");
+        // Every preset reads back as itself.
+        for preset in super::PRESETS {
+            assert_eq!(TimeControl::parse(&preset.to_string()).unwrap(), preset);
         }
     }
 }

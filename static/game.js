@@ -369,7 +369,9 @@ function render() {
   $('draw-decline').hidden = !theirs;
   const asked = state.takeback_offer;
   const askedOfMe = playing && asked && asked !== hello.seat;
-  $('takeback-offer').hidden = !playing || Boolean(asked) || state.turns.length === 0;
+  // Only a player with a turn of their own on the board may ask for it back.
+  const ownTurns = hello.seat === 'white' ? state.turns.length : state.turns.length - 1;
+  $('takeback-offer').hidden = !playing || Boolean(asked) || ownTurns < 1;
   $('takeback-accept').hidden = !askedOfMe;
   $('takeback-decline').hidden = !askedOfMe;
   if (askedOfMe) status.textContent += ' Your opponent asks for a takeback.';
@@ -378,8 +380,6 @@ function render() {
 
   const claimable = playing && state.claim && state.claim.by === hello.seat;
   $('claim').hidden = !claimable;
-  $('time-control').textContent =
-    state.time_control === 'untimed' ? 'Untimed' : `Time: ${state.time_control.replace(/d$/, ' days per turn')}`;
   tick();
 
   $('spectators').textContent =

@@ -74,8 +74,12 @@ pub fn setup_form(info: &VariantInfo) -> String {
         form.push_str("</select></label>\n");
     }
     form.push_str("<label>Time <select name=\"clock\" class=\"clock-choice\">");
-    for (value, label) in crate::clock::PRESETS {
-        let _ = write!(form, "<option value=\"{value}\">{label}</option>");
+    for control in crate::clock::PRESETS {
+        let _ = write!(
+            form,
+            "<option value=\"{control}\">{}</option>",
+            control.words()
+        );
     }
     form.push_str(
         "<option value=\"custom\">Custom</option></select></label>\n\

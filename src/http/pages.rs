@@ -166,7 +166,7 @@ pub async fn game(
          <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n</section>\n\
          <aside class=\"panel\">\n<h1>{title}</h1>\n\
          <p id=\"you\">{you}</p>\n\
-         <p id=\"time-control\" class=\"time-control\"></p>\n\
+         <p id=\"time-control\" class=\"time-control\">{control}</p>\n\
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
          <div id=\"sides\" class=\"sides\"></div>\n\
          <p id=\"clock-note\" class=\"clock-note\" role=\"status\" hidden></p>\n\
@@ -204,6 +204,11 @@ pub async fn game(
         title = escape(&title),
         share = escape(&share),
         position = escape(&state.now.position),
+        control = if state.now.time_control.is_timed() {
+            format!("Time: {}", state.now.time_control.words())
+        } else {
+            state.now.time_control.words()
+        },
     );
     layout(&format!("{title} · merels"), &main, Some("game.js")).into_response()
 }

@@ -537,6 +537,13 @@ async fn a_player_resigns_from_the_page() {
         seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
     click(&white, "a1").await;
     wait_text(&black, "#turns", "a1").await;
+    wait_text(&white, "#turns", "a1").await;
+    // Only White has a turn to take back.
+    assert_eq!(attr(&white, "#takeback-offer", "hidden").await, None);
+    assert_eq!(
+        attr(&black, "#takeback-offer", "hidden").await.as_deref(),
+        Some("true")
+    );
     // Resigning asks once more before it acts.
     let resign = black.find(Locator::Css("#resign")).await.unwrap();
     resign.click().await.unwrap();
@@ -643,7 +650,7 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
         "1+0",
     )
     .await;
-    wait_text(&white, "#time-control", "Time: 1+0").await;
+    wait_text(&white, "#time-control", "Time: 1 min + 0 s").await;
     wait_text(&white, "#clock-note", "You have").await;
     wait_text(&black, "#clock-note", "White has").await;
     wait_text(&black, ".clock[data-side=\"black\"]", "1:00").await;
