@@ -85,20 +85,24 @@ function receive(msg) {
         p.hidden = false;
       }
       break;
-    case 'state':
+    case 'state': {
       if (state && msg.version < state.version) break;
+      const before = offers();
       state = msg;
-      arrived();
+      arrived(before);
       break;
-    case 'update':
+    }
+    case 'update': {
       if (!state || msg.version < state.version) break;
+      const before = offers();
       if (!merge(msg)) {
         // A change was skipped: ask for the whole game again.
         socket.send(JSON.stringify({ type: 'sync' }));
         break;
       }
-      arrived();
+      arrived(before);
       break;
+    }
     case 'rematch':
       // Players go to their new seat; spectators are offered the new game.
       if (msg.handoff_url) {
@@ -134,8 +138,56 @@ function merge(update) {
   return true;
 }
 
-function arrived() {
+// Where the offers stood before a change, to say what became of them after it.
+function offers() {
+  if (!state) return null;
+  return {
+    draw: state.draw_offer,
+    takeback: state.takeback_offer,
+    rematch: state.rematch_offer,
+    plies: state.turns.length,
+  };
+}
+
+// What became of the offers, in words for the page and screen readers: a declined draw or
+// takeback, an accepted takeback (the board changes), a new offer.
+function offerNews(was) {
+  if (!was || !hello) return null;
+  const me = hello.seat;
+  const who = (side) => {
+    if (!me) return side === 'white' ? 'White' : 'Black';
+    return side === me ? 'You' : 'Your opponent';
+  };
+  const other = (side) => (side === 'white' ? 'black' : 'white');
+  const plies = state.turns.length;
+  const playing = state.status === 'playing';
+  if (was.takeback && !state.takeback_offer) {
+    if (plies < was.plies) {
+      const n = was.plies - plies;
+      return `Takeback accepted: ${n} turn${n === 1 ? '' : 's'} taken back.`;
+    }
+    if (playing && plies === was.plies) return `${who(other(was.takeback))} declined the takeback.`;
+  }
+  if (was.draw && !state.draw_offer && playing && plies === was.plies) {
+    return `${who(other(was.draw))} declined the draw.`;
+  }
+  if (!was.draw && state.draw_offer) return `${who(state.draw_offer)} offered a draw.`;
+  if (!was.takeback && state.takeback_offer) return `${who(state.takeback_offer)} asked for a takeback.`;
+  if (!was.rematch && state.rematch_offer) return `${who(state.rematch_offer)} offered a rematch.`;
+  return null;
+}
+
+function arrived(before) {
   receivedAt = performance.now();
+  const notice = $('notice');
+  const news = offerNews(before);
+  if (news) {
+    notice.textContent = news;
+    notice.hidden = false;
+    announce(news);
+  } else if (before && state.turns.length !== before.plies) {
+    notice.hidden = true; // a turn moves the game on: old news goes
+  }
   if (pending && !turns().some((t) => sameMove(t, pending) && t.remove)) pending = null;
   if (selected && !isMine(selected)) selected = null;
   render();

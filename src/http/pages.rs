@@ -170,6 +170,7 @@ pub async fn game(
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
          <div id=\"sides\" class=\"sides\"></div>\n\
          <p id=\"clock-note\" class=\"clock-note\" role=\"status\" hidden></p>\n\
+         <p id=\"notice\" class=\"notice\" hidden></p>\n\
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
          <button type=\"button\" id=\"abort\" class=\"secondary\" hidden>Abort</button>\

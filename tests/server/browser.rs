@@ -574,6 +574,47 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
         .unwrap();
     wait_text(&black, "#status", "Your opponent offers a draw.").await;
     wait_text(&white, "#status", "You offered a draw.").await;
+    wait_text(&black, "#notice", "Your opponent offered a draw.").await;
+    // Declined, it is said on both pages (and, in the live region, to screen readers).
+    black
+        .find(Locator::Css("#draw-decline"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&white, "#notice", "Your opponent declined the draw.").await;
+    wait_text(&black, "#notice", "You declined the draw.").await;
+    // A takeback accepted changes the board, and says so.
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    white
+        .find(Locator::Css("#takeback-offer"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&black, "#notice", "Your opponent asked for a takeback.").await;
+    black
+        .find(Locator::Css("#takeback-accept"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    for page in [&white, &black] {
+        wait_text(page, "#notice", "Takeback accepted: 1 turn taken back.").await;
+    }
+    // Offered again, and accepted this time.
+    white
+        .find(Locator::Css("#draw-offer"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_text(&black, "#status", "Your opponent offers a draw.").await;
     black
         .find(Locator::Css("#draw-accept"))
         .await
