@@ -8,7 +8,7 @@ use crate::http::{AppState, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
 use crate::store::{Store, StoreError};
-use crate::time::wall_ms;
+use crate::time::{room_ms, wall_ms};
 use axum::serve::ListenerExt;
 use std::future::Future;
 use std::future::IntoFuture;
@@ -39,7 +39,8 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let metrics = Arc::new(Metrics::new());
-    let store = Store::open(&config.database_url, metrics.clone()).await?;
+    let mut store = Store::open(&config.database_url, metrics.clone()).await?;
+    store.started(room_ms()).await?;
     let stop = CancellationToken::new();
     let rooms = Rooms::new(
         store,
@@ -59,6 +60,7 @@ pub async fn run(
         config.abandon_after(),
         stop.clone(),
     ));
+    let beat = tokio::spawn(beat(rooms.clone(), stop.clone()));
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
     let app = router(AppState::new(rooms.clone(), config, metrics));
     let addr = listener.local_addr()?;
@@ -102,9 +104,30 @@ pub async fn run(
         tracing::warn!("games still writing at the shutdown deadline");
     }
     sweep.abort();
+    beat.abort();
+    // The last moment this server was alive: an outage, should none follow it, starts here.
+    if let Err(e) = rooms.store().beat(room_ms()).await {
+        tracing::warn!(error = %e, "could not record the last heartbeat");
+    }
     rooms.store().close().await;
     tracing::info!("stopped");
     Ok(served?)
+}
+
+/// Records that this server is alive every [`BEAT`](crate::store::BEAT), until shutdown, so that
+/// time when no server ran is charged to no clock.
+async fn beat(rooms: Rooms, stop: CancellationToken) {
+    let mut every = tokio::time::interval(crate::store::BEAT);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = rooms.store().beat(room_ms()).await {
+                    tracing::warn!(error = %e, "could not record a heartbeat");
+                }
+            }
+            () = stop.cancelled() => return,
+        }
+    }
 }
 
 /// Closes unfinished games that nobody touched for `after`, now and then, until shutdown.

@@ -13,7 +13,15 @@ use crate::time::room_ms;
 /// Reads the game from the store into a table; [`RoomError::NotFound`] if there is none.
 pub(super) async fn load(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
     let stored = rooms.store().load(id).await?.ok_or(RoomError::NotFound)?;
-    table_from(rooms.catalog(), &rooms.inner.config, stored)
+    let mut table = table_from(rooms.catalog(), &rooms.inner.config, stored)?;
+    // The time no server ran since the current turn began is nobody's: the turn begins that
+    // much later.
+    if table.status == Status::Playing
+        && let Some(clock) = &mut table.clock
+    {
+        clock.since += rooms.store().downtime_since(clock.since);
+    }
+    Ok(table)
 }
 
 /// Rebuilds a table from what the store holds: the variant with its options, then every turn.

@@ -298,7 +298,14 @@ pub struct Store {
     backend: Backend,
     writes: mpsc::Sender<writer::Request>,
     stats: std::sync::Arc<WriterStats>,
+    /// When no server was running, as recorded when this server started: (began, ended).
+    outages: Arc<[(i64, i64)]>,
 }
+
+/// How often a running server records that it is alive ([`Store::beat`]). A start after a
+/// silence of more than twice this records the silence as an outage; so at most this much of
+/// an outage (the time since the last beat) is charged to a clock.
+pub const BEAT: Duration = Duration::from_secs(2);
 
 impl Store {
     /// Connects to `url` (`sqlite:PATH` or `postgres://...`), creates an SQLite file and its
@@ -376,7 +383,37 @@ impl Store {
             backend,
             writes,
             stats,
+            outages: Arc::new([]),
         })
+    }
+
+    /// Called once by a server as it starts, at `now`: the time since the last heartbeat becomes
+    /// an outage if it is longer than two beats (a server stopped or was killed, and none ran
+    /// since); then this server beats, and every outage recorded is read for
+    /// [`Store::downtime_since`].
+    pub async fn started(&mut self, now: i64) -> Result<(), StoreError> {
+        self.outages = outages_at_start(&self.backend, now).await?;
+        Ok(())
+    }
+
+    /// Records that a server is alive at `now` (every [`BEAT`], and as it stops).
+    pub async fn beat(&self, now: i64) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("UPDATE heartbeat SET alive_at = $1 WHERE id = 1")
+                .bind(now)
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// How long no server ran between `since` and this server's start: the part of a clock's
+    /// running time since `since` that is charged to nobody.
+    pub fn downtime_since(&self, since: i64) -> i64 {
+        self.outages
+            .iter()
+            .map(|&(began, ended)| (ended - began.max(since)).max(0))
+            .sum()
     }
 
     /// Which backend: `sqlite` or `postgres`.
@@ -545,4 +582,38 @@ impl Store {
                 .map_err(StoreError::from)
         })
     }
+}
+
+/// [`Store::started`]'s work: the outage before `now`, if any, recorded; every outage read.
+async fn outages_at_start(backend: &Backend, now: i64) -> Result<Arc<[(i64, i64)]>, StoreError> {
+    on_pool!(backend, pool => {
+        let last: Option<(i64,)> = sqlx::query_as("SELECT alive_at FROM heartbeat WHERE id = 1")
+            .fetch_optional(pool)
+            .await?;
+        match last {
+            Some((alive_at,)) if now - alive_at > 2 * BEAT.as_millis() as i64 => {
+                sqlx::query("INSERT INTO outages (began_at, ended_at) VALUES ($1, $2)")
+                    .bind(alive_at)
+                    .bind(now)
+                    .execute(pool)
+                    .await?;
+            }
+            Some(_) => {}
+            None => {
+                sqlx::query("INSERT INTO heartbeat (id, alive_at) VALUES (1, $1)")
+                    .bind(now)
+                    .execute(pool)
+                    .await?;
+            }
+        }
+        sqlx::query("UPDATE heartbeat SET alive_at = $1 WHERE id = 1")
+            .bind(now)
+            .execute(pool)
+            .await?;
+        let rows: Vec<(i64, i64)> =
+            sqlx::query_as("SELECT began_at, ended_at FROM outages ORDER BY began_at")
+                .fetch_all(pool)
+                .await?;
+        Ok(rows.into())
+    })
 }

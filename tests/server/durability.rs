@@ -208,6 +208,32 @@ async fn a_stale_server_cannot_store_what_breaks_the_rules() {
     b.stop().await;
 }
 
+/// Time when no server ran is charged to nobody: a five-second outage while White's clock runs
+/// costs White only the moments the server was up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_outage_is_not_charged_to_the_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let server = TestServer::start_on(&url, |_| {}).await;
+    let http = server.http();
+    let white = http.create_timed("six-mens-morris", "white", "5+0").await;
+    let black = http.join(&white.id).await;
+    assert_eq!(http.play(&white, "a1").await.0, 200);
+    assert_eq!(http.play(&black, "e5").await.0, 200);
+    let before = http.state(&white.id).await;
+    assert_eq!(before["clock"]["running"], "white");
+    let left = before["clock"]["white_ms"].as_i64().unwrap();
+    let server = server.restart_after(Duration::from_secs(5)).await;
+    let after = server.http().state(&white.id).await;
+    let spent = left - after["clock"]["white_ms"].as_i64().unwrap();
+    assert!(
+        (0..2_500).contains(&spent),
+        "White was charged {spent} ms across a 5 s outage"
+    );
+    assert_eq!(after["clock"]["black_ms"], 300_000);
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_games_leave_memory_and_come_back_from_the_store() {
     let dir = tempfile::tempdir().unwrap();

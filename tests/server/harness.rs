@@ -114,10 +114,16 @@ impl TestServer {
 
     /// Shuts the server down gracefully and starts it again at the same address, on the same
     /// database.
-    pub async fn restart(mut self) -> TestServer {
+    pub async fn restart(self) -> TestServer {
+        self.restart_after(Duration::ZERO).await
+    }
+
+    /// Stops the server, waits `down`, and starts it again on the same address and database.
+    pub async fn restart_after(mut self, down: Duration) -> TestServer {
         let dir = self._dir.take();
         let (addr, url) = (self.addr, self.database_url.clone());
         self.stop().await;
+        tokio::time::sleep(down).await;
         let mut again = TestServer::start_at(addr, &url, |_| {}).await;
         again._dir = dir;
         again
