@@ -62,10 +62,7 @@ async fn request_limits(
     use axum::response::IntoResponse;
     let headers = request.headers();
     if !request.method().is_safe()
-        && !headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("Bearer "))
+        && bearer(headers).is_none()
         && !limits::from_own_pages(&app.config, headers)
     {
         app.metrics.limit("origin");
@@ -206,13 +203,17 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
     headers
 }
 
-/// The seat secret a request presents for game `id`: a bearer token, or else the seat cookie.
-pub fn presented_secret(headers: &HeaderMap, id: &str) -> Option<String> {
-    if let Some(token) = headers
+/// The token of an `Authorization: Bearer` header, if the request has one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-    {
+}
+
+/// The seat secret a request presents for game `id`: a bearer token, or else the seat cookie.
+pub fn presented_secret(headers: &HeaderMap, id: &str) -> Option<String> {
+    if let Some(token) = bearer(headers) {
         return Some(token.trim().to_string());
     }
     let name = seat_cookie_name(id);

@@ -590,26 +590,23 @@ async fn outages_at_start(backend: &Backend, now: i64) -> Result<Arc<[(i64, i64)
         let last: Option<(i64,)> = sqlx::query_as("SELECT alive_at FROM heartbeat WHERE id = 1")
             .fetch_optional(pool)
             .await?;
-        match last {
-            Some((alive_at,)) if now - alive_at > 2 * BEAT.as_millis() as i64 => {
-                sqlx::query("INSERT INTO outages (began_at, ended_at) VALUES ($1, $2)")
-                    .bind(alive_at)
-                    .bind(now)
-                    .execute(pool)
-                    .await?;
-            }
-            Some(_) => {}
-            None => {
-                sqlx::query("INSERT INTO heartbeat (id, alive_at) VALUES (1, $1)")
-                    .bind(now)
-                    .execute(pool)
-                    .await?;
-            }
+        if let Some((alive_at,)) = last
+            && now - alive_at > 2 * BEAT.as_millis() as i64
+        {
+            sqlx::query("INSERT INTO outages (began_at, ended_at) VALUES ($1, $2)")
+                .bind(alive_at)
+                .bind(now)
+                .execute(pool)
+                .await?;
         }
-        sqlx::query("UPDATE heartbeat SET alive_at = $1 WHERE id = 1")
-            .bind(now)
-            .execute(pool)
-            .await?;
+        // The first start makes the row that every beat after updates.
+        sqlx::query(
+            "INSERT INTO heartbeat (id, alive_at) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET alive_at = excluded.alive_at",
+        )
+        .bind(now)
+        .execute(pool)
+        .await?;
         let rows: Vec<(i64, i64)> =
             sqlx::query_as("SELECT began_at, ended_at FROM outages ORDER BY began_at")
                 .fetch_all(pool)

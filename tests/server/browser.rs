@@ -154,6 +154,16 @@ async fn click(c: &Client, point: &str) {
         .unwrap_or_else(|e| panic!("clicking {point}: {e}"));
 }
 
+/// Clicks the button (or link) `css` names.
+async fn press(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {css}: {e}"));
+}
+
 /// Plays a turn written in notation by clicking: the man to move (if any), the destination, and
 /// the man to remove (if any).
 async fn click_turn(c: &Client, turn: &str) {
@@ -565,63 +575,27 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
     let driver = Driver::start().await;
     let (white, black, _) =
         seated_pair(&server, &driver, "twelve-mens-morris", ["white", "black"]).await;
-    white
-        .find(Locator::Css("#draw-offer"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&white, "#draw-offer").await;
     wait_text(&black, "#status", "Your opponent offers a draw.").await;
     wait_text(&white, "#status", "You offered a draw.").await;
     wait_text(&black, "#notice", "Your opponent offered a draw.").await;
     // Declined, it is said on both pages (and, in the live region, to screen readers).
-    black
-        .find(Locator::Css("#draw-decline"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&black, "#draw-decline").await;
     wait_text(&white, "#notice", "Your opponent declined the draw.").await;
     wait_text(&black, "#notice", "You declined the draw.").await;
     // A takeback accepted changes the board, and says so.
     click(&white, "a1").await;
     wait_text(&black, "#turns", "a1").await;
-    white
-        .find(Locator::Css("#takeback-offer"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&white, "#takeback-offer").await;
     wait_text(&black, "#notice", "Your opponent asked for a takeback.").await;
-    black
-        .find(Locator::Css("#takeback-accept"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&black, "#takeback-accept").await;
     for page in [&white, &black] {
         wait_text(page, "#notice", "Takeback accepted: 1 turn taken back.").await;
     }
     // Offered again, and accepted this time.
-    white
-        .find(Locator::Css("#draw-offer"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&white, "#draw-offer").await;
     wait_text(&black, "#status", "Your opponent offers a draw.").await;
-    black
-        .find(Locator::Css("#draw-accept"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&black, "#draw-accept").await;
     for page in [&white, &black] {
         wait_text(page, "#banner", "Draw (agreement)").await;
     }
@@ -649,21 +623,9 @@ async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapp
     resign.click().await.unwrap();
     wait_text(&first, "#banner", "White wins (resignation)").await;
 
-    first
-        .find(Locator::Css("#rematch"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&first, "#rematch").await;
     wait_text(&second, "#rematch", "Accept the rematch").await;
-    second
-        .find(Locator::Css("#rematch"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&second, "#rematch").await;
     wait_text(&first, "#you", "You play black.").await;
     wait_text(&second, "#you", "You play white.").await;
     let new_game = first.current_url().await.unwrap();
@@ -722,13 +684,7 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
         black.screenshot().await.unwrap(),
     )
     .unwrap();
-    black
-        .find(Locator::Css("#claim-win"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&black, "#claim-win").await;
     wait_text(&black, "#banner", "Black wins (abandonment)").await;
     black.close().await.unwrap();
     server.stop().await;
@@ -745,13 +701,7 @@ async fn a_player_who_follows_a_link_away_is_offline_until_back() {
     let (white, black, seat) =
         seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
     wait_text(&black, ".side.white .presence", "online").await;
-    white
-        .find(Locator::Css("a.brand"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    press(&white, "a.brand").await;
     wait_text(&black, ".side.white .presence", "offline").await;
     assert_eq!(
         http.state(&seat.id).await["seats"]["white"]["connected"],

@@ -19,6 +19,11 @@ fn ids(html: &str) -> BTreeSet<String> {
     attributes(html, "id").into_iter().collect()
 }
 
+/// A client that shows redirects instead of following them.
+fn no_redirects() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none())
+}
+
 async fn get(server: &TestServer, path: &str) -> (u16, String) {
     let res = reqwest::get(format!("{}{path}", server.base))
         .await
@@ -136,10 +141,7 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
 #[tokio::test]
 async fn the_setup_form_creates_a_seated_game_without_javascript() {
     let server = TestServer::start().await;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let client = no_redirects().build().unwrap();
     let res = client
         .post(format!("{}/games", server.base))
         .form(&[
@@ -245,10 +247,7 @@ async fn answers_carry_the_browser_security_headers() {
         assert_eq!(h["referrer-policy"], "same-origin");
         assert_eq!(h.contains_key("strict-transport-security"), https);
     }
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let client = no_redirects().build().unwrap();
     for https in [false, true] {
         let server = TestServer::start_with(|c| {
             c.public_url = https.then(|| "https://merels.example.org".into());
@@ -285,11 +284,7 @@ async fn a_browser_with_a_thousand_seats_still_sends_small_headers() {
     use std::sync::Arc;
     let server = TestServer::start_with(|c| c.games_per_minute = 100_000).await;
     let jar = Arc::new(Jar::default());
-    let browser = reqwest::Client::builder()
-        .cookie_provider(jar.clone())
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
+    let browser = no_redirects().cookie_provider(jar.clone()).build().unwrap();
     let mut games = Vec::new();
     for _ in 0..1000 {
         let res = browser
