@@ -392,6 +392,12 @@ impl Variant {
         });
     }
 
+    /// Calls `f` with every legal turn and the position it leads to: how a search walks the game
+    /// tree without checking each turn a second time.
+    pub fn for_each_successor(&self, pos: &Position, mut f: impl FnMut(Turn, Position)) {
+        self.for_each_turn(pos, |turn| f(turn, self.apply(pos, turn)));
+    }
+
     /// Every legal turn: placements, then slides, each in point order.
     pub fn legal_turns(&self, pos: &Position) -> Vec<Turn> {
         let mut turns = Vec::new();

@@ -1,5 +1,8 @@
-//! The `merels` command line: list variants, count perft, list legal turns. Errors name what is
-//! wrong (an unknown variant, option or value, a malformed position, an illegal turn) and exit 1.
+//! The `merels` command line: serve, list variants, count perft, list legal turns, and the
+//! computer's commands (`computer`). Errors name what is wrong (an unknown variant, option or
+//! value, a malformed position, an illegal turn) and exit 1.
+
+mod computer;
 
 use crate::catalog::{Catalog, parse_options};
 use crate::config::{Config, LogFormat};
@@ -59,19 +62,49 @@ enum Command {
         #[command(flatten)]
         game: GameArgs,
     },
+    /// Solve a small board outright into a table file (docs/ENGINE.md).
+    Solve(computer::SolveArgs),
+    /// Print the computer's turn and its score (the exact value on a solved board).
+    Best(computer::BestArgs),
+    /// Play two levels against each other, colours alternating, and print the result and the
+    /// Elo difference with its error bar.
+    Match(computer::MatchArgs),
 }
 
-/// Which game to look at: a variant, its options, a start and turns played from it.
+/// Which variant: its slug and table options.
 #[derive(Debug, Args)]
-struct GameArgs {
+struct VariantArgs {
     /// The variant's slug (see `merels variants`).
     #[arg(long)]
     variant: String,
     /// A table option, KEY=VALUE; repeat for several.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
-    /// A position string to start from instead of the variant's start.
-    #[arg(long)]
+}
+
+impl VariantArgs {
+    fn variant(&self, catalog: &Catalog) -> Result<Arc<Variant>, String> {
+        let mut choices = BTreeMap::new();
+        for s in &self.set {
+            if !s.contains('=') {
+                return Err(format!("--set {s}: write KEY=VALUE"));
+            }
+            choices.extend(parse_options(s).map_err(|e| e.to_string())?);
+        }
+        catalog
+            .configure(&self.variant, &choices)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Which game to look at: a variant, its options, a start and turns played from it.
+#[derive(Debug, Args)]
+struct GameArgs {
+    #[command(flatten)]
+    variant: VariantArgs,
+    /// A position string to start from instead of the variant's start (`- - 9/9 w`: its
+    /// leading hyphen is not taken for a flag).
+    #[arg(long, allow_hyphen_values = true)]
     position: Option<String>,
     /// Turns to play first, in notation, separated by spaces.
     #[arg(long)]
@@ -80,16 +113,7 @@ struct GameArgs {
 
 impl GameArgs {
     fn game(&self, catalog: &Catalog) -> Result<Game, String> {
-        let mut choices = BTreeMap::new();
-        for s in &self.set {
-            if !s.contains('=') {
-                return Err(format!("--set {s}: write KEY=VALUE"));
-            }
-            choices.extend(parse_options(s).map_err(|e| e.to_string())?);
-        }
-        let variant: Arc<Variant> = catalog
-            .configure(&self.variant, &choices)
-            .map_err(|e| e.to_string())?;
+        let variant = self.variant.variant(catalog)?;
         let start = self
             .position
             .as_deref()
@@ -298,5 +322,8 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
             }
             Ok(())
         }
+        Some(Command::Solve(args)) => computer::solve(catalog, &args, out),
+        Some(Command::Best(args)) => computer::best(catalog, &args, out),
+        Some(Command::Match(args)) => computer::play_match(catalog, &args, out),
     }
 }
