@@ -129,6 +129,9 @@ pub struct BestArgs {
     /// Where a level's mistakes come from.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Print every legal turn with its score, best first, instead of the level's choice.
+    #[arg(long)]
+    each: bool,
 }
 
 /// Prints the computer's turn, its score, and how far it looked.
@@ -151,7 +154,7 @@ pub fn best(catalog: &Catalog, args: &BestArgs, out: &mut impl Write) -> Result<
         timer.store(true, Ordering::Relaxed);
     });
     let started = Instant::now();
-    let choice = engine::choose(Ask {
+    let ask = Ask {
         variant,
         table: table.as_ref(),
         earlier: &earlier[..earlier.len() - 1],
@@ -160,8 +163,14 @@ pub fn best(catalog: &Catalog, args: &BestArgs, out: &mut impl Write) -> Result<
         seed: args.seed,
         stop: Some(&stop),
         nodes: args.nodes,
-    })
-    .expect("a game in play has a legal turn");
+    };
+    if args.each {
+        for (turn, score) in engine::score_all(ask) {
+            writeln!(out, "{} {score}", variant.turn_string(turn))?;
+        }
+        return Ok(());
+    }
+    let choice = engine::choose(ask).expect("a game in play has a legal turn");
     writeln!(
         out,
         "{} {} (depth {}, {} nodes, {} ms)",

@@ -180,18 +180,17 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
     let (best_turn, best) = scores[0];
     let turn = if blunder {
         legal[rng.below(legal.len() as u64) as usize]
-    } else {
-        // Any turn within the level's slack of the best, at random: a weaker player's eye.
+    } else if exact {
+        // Any turn within the level's slack of the best, at random: a weaker player's eye. (Only
+        // an exact search scores every turn: otherwise the others' scores are bounds.)
         let near: Vec<Turn> = scores
             .iter()
             .take_while(|(_, s)| best - s <= level.slack())
             .map(|&(t, _)| t)
             .collect();
-        if near.len() > 1 {
-            near[rng.below(near.len() as u64) as usize]
-        } else {
-            best_turn
-        }
+        near[rng.below(near.len() as u64) as usize]
+    } else {
+        best_turn
     };
     let score = scores
         .iter()
@@ -203,6 +202,52 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
         depth,
         nodes,
     })
+}
+
+/// Every legal turn of `ask.position` with what it is worth, best first: exact values from a
+/// table where there is one, otherwise a search of every turn with a full window (the level and
+/// seed play no part: this is analysis, not play).
+pub fn score_all(ask: Ask<'_>) -> Vec<(Turn, Score)> {
+    let Ask {
+        variant,
+        table,
+        earlier,
+        position,
+        stop,
+        nodes,
+        ..
+    } = ask;
+    if let Some(table) = table.filter(|t| t.is_of(variant)) {
+        let mut scored = Vec::new();
+        variant.for_each_successor(position, |turn, next| {
+            scored.push((turn, table.value(&next).map(Value::back)));
+        });
+        if scored.iter().all(|(_, v)| v.is_some()) {
+            let mut scored: Vec<(Turn, Value)> = scored
+                .into_iter()
+                .map(|(t, v)| (t, v.expect("checked")))
+                .collect();
+            scored.sort_by_key(|(_, v)| std::cmp::Reverse(v.rank()));
+            return scored
+                .into_iter()
+                .map(|(t, v)| (t, Score::Exact(v)))
+                .collect();
+        }
+    }
+    let mut limits = Level::MAX.limits();
+    if let Some(n) = nodes {
+        limits.nodes = n;
+    }
+    let mut search = Search::new(variant, 20);
+    if let Some(flag) = stop {
+        search = search.with_stop(flag);
+    }
+    search
+        .root_scores(earlier, position, limits, true)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(t, s)| (t, Score::Search(s)))
+        .collect()
 }
 
 /// A tiny seeded generator (xorshift64*): the same seed makes the same mistakes.

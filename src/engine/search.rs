@@ -150,23 +150,17 @@ impl<'a> Search<'a> {
                 this_depth.push((turn, score));
                 alpha = alpha.max(score);
             }
-            let complete = this_depth.len() == moves.len();
-            // Order this iteration's turns best first: the next iteration tries them so.
+            if this_depth.len() < moves.len() {
+                // An iteration cut short compares turns searched to different depths: keep the
+                // last one finished.
+                break;
+            }
+            // This iteration's turns best first: the answer, and the order the next one tries.
             let mut order: Vec<usize> = (0..this_depth.len()).collect();
             order.sort_by_key(|&i| std::cmp::Reverse(this_depth[i].1));
-            if complete {
-                finished = order.iter().map(|&i| this_depth[i]).collect();
-                let reordered: Vec<_> = order.iter().map(|&i| moves[i]).collect();
-                moves = reordered;
-                self.finished_depth = depth;
-            } else if let Some(&i) = order.first()
-                && this_depth[i].1 > finished[0].1
-                && i > 0
-            {
-                // A turn searched to the deeper depth that beats the previous best: take it.
-                finished.retain(|&(t, _)| t != this_depth[i].0);
-                finished.insert(0, this_depth[i]);
-            }
+            finished = order.iter().map(|&i| this_depth[i]).collect();
+            moves = order.iter().map(|&i| moves[i]).collect();
+            self.finished_depth = depth;
             if self.aborted || finished[0].1.abs() > MATE_BOUND {
                 break;
             }

@@ -15,7 +15,7 @@
 //! end, and while that stays under 100 no value can change (docs/ENGINE.md lists it per board).
 
 use super::index::{LayerKey, MAX_POINTS, Numbering};
-use super::table::{DRAW, Layer, NOT_A_POSITION, Table, Value};
+use super::table::{self, Layer, Table, Value};
 use crate::rules::board::points;
 use crate::rules::{MillEffect, Movement, Setup, Variant};
 
@@ -28,7 +28,22 @@ pub enum SolveError {
     /// A rule that makes a position depend on more than its men, hands and side to move.
     #[error("the tables do not cover {0}")]
     Rule(&'static str),
+    /// A position further from the end than a table's byte can say.
+    #[error("a position {0} plies from the end is too far for the table's format")]
+    TooLong(u16),
 }
+
+/// While solving, a value's code is `d + 1` in two bytes (0 a draw or not decided yet), so that
+/// any distance fits until the layer is stored in a byte a value.
+fn code(value: Value) -> u16 {
+    match value {
+        Value::Draw => DRAW,
+        Value::Win(d) | Value::Loss(d) => d + 1,
+    }
+}
+
+const DRAW: u16 = 0;
+const NOT_A_POSITION: u16 = u16::MAX;
 
 /// Whether the tables can cover `variant`: a board of at most 17 points, and no rule whose
 /// positions the tables cannot number.
@@ -109,13 +124,18 @@ pub fn solve_layers(
     solvable(variant)?;
     let mut table = Table::new(variant, Vec::new());
     for key in LayerKey::all(variant).into_iter().filter(|&k| wanted(k)) {
-        let layer = solve_layer(variant, &table, key, threads.max(1));
+        let layer = solve_layer(variant, &table, key, threads.max(1))?;
         table.push(layer);
     }
     Ok(table)
 }
 
-fn solve_layer(variant: &Variant, solved: &Table, key: LayerKey, threads: usize) -> Layer {
+fn solve_layer(
+    variant: &Variant,
+    solved: &Table,
+    key: LayerKey,
+    threads: usize,
+) -> Result<Layer, SolveError> {
     let size = variant.board().len() as u32;
     let len = key.len(size);
     let mut work = Work {
@@ -160,7 +180,7 @@ fn solve_layer(variant: &Variant, solved: &Table, key: LayerKey, threads: usize)
             .unwrap_or_default();
         for s in maybe {
             if work.values[s as usize] == DRAW {
-                work.values[s as usize] = Value::Win(d as u16).encode();
+                work.values[s as usize] = code(Value::Win(d as u16));
                 Buckets::push(&mut buckets.done, d as u16, s);
             }
         }
@@ -177,14 +197,14 @@ fn solve_layer(variant: &Variant, solved: &Table, key: LayerKey, threads: usize)
                     return;
                 }
                 if lost {
-                    work.values[q] = Value::Win(d as u16 + 1).encode();
+                    work.values[q] = code(Value::Win(d as u16 + 1));
                     Buckets::push(&mut buckets.done, d as u16 + 1, q as u32);
                 } else if work.open[q] != HELD {
                     work.longest[q] = work.longest[q].max(d as u16);
                     work.open[q] -= 1;
                     if work.open[q] == 0 {
                         let distance = work.longest[q] + 1;
-                        work.values[q] = Value::Loss(distance).encode();
+                        work.values[q] = code(Value::Loss(distance));
                         Buckets::push(&mut buckets.done, distance, q as u32);
                     }
                 }
@@ -192,9 +212,21 @@ fn solve_layer(variant: &Variant, solved: &Table, key: LayerKey, threads: usize)
         }
         d += 1;
     }
-    Layer {
+    let values = work.values.into_iter().map(stored);
+    Ok(Layer {
         key,
-        values: work.values,
+        values: values.collect::<Result<_, _>>()?,
+    })
+}
+
+/// A solving code as the table stores it: the same `d + 1` in a byte.
+fn stored(code: u16) -> Result<u8, SolveError> {
+    match code {
+        NOT_A_POSITION => Ok(table::NOT_A_POSITION),
+        c => u8::try_from(c)
+            .ok()
+            .filter(|&b| b != table::NOT_A_POSITION)
+            .ok_or_else(|| SolveError::TooLong(c - 1)),
     }
 }
 
@@ -248,7 +280,7 @@ fn init_chunk(
                     Some(w) if w == to_move => Value::Win(0),
                     Some(_) => Value::Loss(0),
                 };
-                values[local] = value.encode();
+                values[local] = code(value);
                 open[local] = HELD;
                 if value != Value::Draw {
                     Buckets::push(&mut buckets.done, 0, global);
@@ -259,7 +291,7 @@ fn init_chunk(
             } else if held {
                 open[local] = HELD;
             } else if within == 0 {
-                values[local] = Value::Loss(slowest + 1).encode();
+                values[local] = code(Value::Loss(slowest + 1));
                 open[local] = HELD;
                 Buckets::push(&mut buckets.done, slowest + 1, global);
             } else {

@@ -3,9 +3,10 @@
 //!
 //! A value is the result for the side to move with perfect play from both sides, and the number
 //! of plies to the end: the winner takes the shortest way, the loser the longest. Each position's
-//! value is stored in two bytes: 0 for a draw, `d + 1` for `d` plies to the end (a win when `d`
-//! is odd: the side to move makes the last turn), and `u16::MAX` for an arrangement that is no
-//! position of the variant.
+//! value is stored in one byte: 0 for a draw, `d + 1` for `d` plies to the end (a win when `d`
+//! is odd: the side to move makes the last turn), and 255 for an arrangement that is no position
+//! of the variant. The longest distance on the small boards is 120 plies (Six Men's Morris), so a
+//! byte holds them all; a board that needed more would fail to solve, not store a wrong value.
 
 use super::index::{LayerKey, Numbering};
 use crate::rules::{Color, Position, Turn, Variant};
@@ -41,18 +42,12 @@ impl Value {
         }
     }
 
-    pub(super) fn encode(self) -> u16 {
-        match self {
-            Value::Draw => DRAW,
-            Value::Win(d) | Value::Loss(d) => d + 1,
-        }
-    }
-
-    pub(super) fn decode(code: u16) -> Value {
+    pub(super) fn decode(code: u8) -> Value {
+        let d = u16::from(code).saturating_sub(1);
         match code {
             DRAW | NOT_A_POSITION => Value::Draw,
-            c if (c - 1) % 2 == 1 => Value::Win(c - 1),
-            c => Value::Loss(c - 1),
+            _ if d % 2 == 1 => Value::Win(d),
+            _ => Value::Loss(d),
         }
     }
 }
@@ -69,15 +64,15 @@ impl std::fmt::Display for Value {
 }
 
 /// The stored code of a draw (and of a position not decided yet, while solving).
-pub(super) const DRAW: u16 = 0;
+pub(super) const DRAW: u8 = 0;
 /// The stored code of an arrangement that is no position of the variant.
-pub(super) const NOT_A_POSITION: u16 = u16::MAX;
+pub(super) const NOT_A_POSITION: u8 = u8::MAX;
 
 /// One layer's values, indexed by arrangement rank times sides plus the side's slot.
 #[derive(Debug, Clone)]
 pub(super) struct Layer {
     pub key: LayerKey,
-    pub values: Vec<u16>,
+    pub values: Vec<u8>,
 }
 
 /// Every position of a small variant, solved.
@@ -111,7 +106,7 @@ pub enum TableError {
     Length,
 }
 
-const FORMAT: &str = "merels-table 1";
+const FORMAT: &str = "merels-table 2";
 
 impl Table {
     pub(super) fn new(variant: &Variant, layers: Vec<Layer>) -> Table {
@@ -232,14 +227,12 @@ impl Table {
         if unknown { None } else { best }
     }
 
-    /// The table as bytes: a header line naming the variant, then every value, two bytes each.
+    /// The table as bytes: a header line naming the variant, then every value, a byte each.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = format!("{FORMAT} {}\n", self.identity).into_bytes();
-        out.reserve(self.len() * 2);
+        out.reserve(self.len());
         for layer in &self.layers {
-            for v in &layer.values {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+            out.extend_from_slice(&layer.values);
         }
         out
     }
@@ -263,23 +256,20 @@ impl Table {
             });
         }
         let points = variant.board().len() as u32;
-        let mut body = bytes[newline + 1..].chunks_exact(2);
-        if body.len() * 2 != bytes.len() - newline - 1 {
-            return Err(TableError::Length);
-        }
+        let mut body = &bytes[newline + 1..];
         let mut layers = Vec::new();
         for key in LayerKey::all(variant) {
-            let values: Vec<u16> = body
-                .by_ref()
-                .take(key.len(points))
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect();
-            if values.len() != key.len(points) {
+            if body.len() < key.len(points) {
                 return Err(TableError::Length);
             }
-            layers.push(Layer { key, values });
+            let (values, rest) = body.split_at(key.len(points));
+            layers.push(Layer {
+                key,
+                values: values.to_vec(),
+            });
+            body = rest;
         }
-        if body.next().is_some() {
+        if !body.is_empty() {
             return Err(TableError::Length);
         }
         Ok(Table::new(variant, layers))

@@ -162,3 +162,117 @@ fn bad_input_exits_non_zero_and_names_it() {
     );
     fails_naming(&["perft", "--variant", "nine-mens-morris"], "DEPTH");
 }
+
+#[test]
+fn a_position_may_start_with_a_hyphen() {
+    let out = merels(&[
+        "moves",
+        "--variant",
+        "six-mens-morris",
+        "--position",
+        "- - 6/6 w",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout(&out).lines().count(), 16);
+}
+
+#[test]
+fn the_computer_solves_plays_and_matches_from_the_command_line() {
+    let tables = tempfile::tempdir().unwrap();
+    let dir = tables.path().to_str().unwrap();
+    let adjacent = [
+        "--variant",
+        "three-mens-morris",
+        "--set",
+        "movement=adjacent",
+        "--tables",
+        dir,
+    ];
+    let with = |command: &str, more: &[&str]| {
+        let mut args = vec![command];
+        args.extend(adjacent);
+        args.extend(more);
+        merels(&args)
+    };
+
+    // A solved board: the exact value, and the only winning first turn, the centre.
+    let out = with("solve", &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout(&out).contains("the start: win in 9 for White"),
+        "{}",
+        stdout(&out)
+    );
+    let file = "three-mens-morris.diagonals-on.movement-adjacent.table";
+    assert!(tables.path().join(file).exists());
+    let out = with("best", &[]);
+    assert!(stdout(&out).starts_with("b2 win in 9"), "{}", stdout(&out));
+    let out = with("best", &["--each"]);
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 9);
+    assert_eq!(lines[0], "b2 win in 9");
+    assert!(lines[1..].iter().all(|l| !l.contains("win")), "{lines:?}");
+
+    // A big board is searched: the mill that closes at once.
+    let out = merels(&[
+        "best",
+        "--variant",
+        "nine-mens-morris",
+        "--position",
+        "a7,d7 a1,g1,b4 6/6 w",
+        "--level",
+        "4",
+        "--millis",
+        "2000",
+    ]);
+    assert!(stdout(&out).starts_with("g7x"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("nodes"));
+
+    // Perfect play against a beginner, on the board where the start is a draw: it never loses.
+    let out = merels(&[
+        "match",
+        "--variant",
+        "three-mens-morris",
+        "--tables",
+        dir,
+        "--a",
+        "6",
+        "--b",
+        "1",
+        "--games",
+        "20",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("in 20 games") && text.contains(" 0 lost"),
+        "{text}"
+    );
+    assert!(text.contains("Elo +"), "{text}");
+
+    fails_naming(
+        &["best", "--variant", "three-mens-morris", "--level", "9"],
+        "9",
+    );
+    fails_naming(
+        &[
+            "best",
+            "--variant",
+            "three-mens-morris",
+            "--moves",
+            "a1 a3 b1 b3 c1",
+        ],
+        "over",
+    );
+    fails_naming(
+        &["solve", "--variant", "nine-mens-morris", "--tables", dir],
+        "too many",
+    );
+}
