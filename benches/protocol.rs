@@ -20,8 +20,9 @@ fn encode_state(c: &mut Criterion) {
     let seats = Sides::from_fn(|_| SeatView {
         taken: true,
         connected: true,
+        computer: None,
     });
-    let snapshot = || Snapshot::new(21, black_box(&game), Status::Playing, seats, 2);
+    let snapshot = || Snapshot::new(21, black_box(&game), Status::Playing, seats.clone(), 2);
     c.bench_function("update of a mid-game position, built and encoded", |b| {
         b.iter(|| black_box(ServerMessage::Update(Box::new(snapshot())).to_json()))
     });

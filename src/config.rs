@@ -68,6 +68,14 @@ pub struct Config {
     #[arg(long, env = "MERELS_GAMES_PER_MINUTE", default_value_t = 10)]
     pub games_per_minute: u32,
 
+    /// Searches the computer may run at once (each on a thread of its own); more wait.
+    #[arg(long, env = "MERELS_ENGINE_THREADS", default_value_t = 1)]
+    pub engine_threads: usize,
+
+    /// The folder of the computer's solved tables of the small boards, built there on first use.
+    #[arg(long, env = "MERELS_TABLES", default_value = "data/tables")]
+    pub tables: Option<std::path::PathBuf>,
+
     /// Open WebSocket connections one IP address may have.
     #[arg(long, env = "MERELS_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub connections_per_ip: u32,
@@ -138,6 +146,8 @@ impl Config {
             max_body_bytes: 16384,
             messages_per_sec: 20,
             games_per_minute: 10,
+            engine_threads: 1,
+            tables: None,
             connections_per_ip: 64,
             allowed_origins: Vec::new(),
             ws_ping_secs: 20.0,

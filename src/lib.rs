@@ -66,13 +66,14 @@ mod layers {
         (
             "rooms",
             &[
-                "rules", "clock", "catalog", "metrics", "protocol", "store", "time",
+                "rules", "clock", "catalog", "metrics", "protocol", "store", "time", "engine",
             ],
         ),
         (
             "http",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
+                "engine",
             ],
         ),
         (

@@ -360,13 +360,20 @@ function render() {
       const seat = state.seats[c];
       let who = 'open seat';
       if (hello && hello.seat === c) who = 'you';
+      else if (seat.computer) who = `computer, level ${seat.computer.level}, ${seat.computer.name}`;
       else if (seat.taken) who = hello && hello.seat ? 'opponent' : 'player';
-      const online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
+      let online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
+      if (seat.computer) {
+        const thinking = state.status === 'playing' && state.to_move === c;
+        const last = seat.computer.thought_ms;
+        online = thinking ? 'thinking…' : last != null ? `thought ${(last / 1000).toFixed(1)} s` : 'ready';
+      }
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
         <span class="presence ${online}"></span><span class="clock" data-side="${c}"></span><br>
         in hand <b class="hand"></b> · removed <b class="removed"></b>`;
       div.querySelector('.who').textContent = `(${who})`;
       div.querySelector('.presence').textContent = online;
+      if (seat.computer) div.querySelector('.presence').className = 'presence online';
       div.querySelector('.hand').textContent = state.hand[c];
       div.querySelector('.removed').textContent = state.removed[c];
       return div;

@@ -96,6 +96,7 @@ impl Game {
             seats: Sides::from_fn(|_| SeatView {
                 taken: true,
                 connected: true,
+                computer: None,
             }),
             spectators: self.conns.len() as u32,
             draw_offer: None,
@@ -288,6 +289,7 @@ mod tests {
         Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
+            computer: None,
         })
     }
 

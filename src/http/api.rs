@@ -5,6 +5,7 @@ use super::error::ApiError;
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
+use crate::engine::Level;
 use crate::protocol::{ClientMessage, ErrorCode, GameState, Geometry};
 use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
 use crate::rules::Color;
@@ -110,6 +111,23 @@ pub struct CreateRequest {
     /// The time control: `untimed` (the default), `M+S` or `Nd`.
     #[serde(default)]
     clock: Option<String>,
+    /// Play the computer at this level (1 to 6) instead of a friend.
+    #[serde(default)]
+    computer: Option<u8>,
+}
+
+/// Reads a computer level from a request.
+pub fn computer_level(level: Option<u8>) -> Result<Option<Level>, ApiError> {
+    level
+        .map(|n| {
+            Level::new(n).ok_or_else(|| {
+                ApiError::new(
+                    ErrorCode::BadVariant,
+                    format!("no computer level {n}: 1 to 6"),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// Reads a time control from a request.
@@ -185,9 +203,10 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let req = body(&app, json)?;
     let clock = time_control(req.clock.as_deref())?;
+    let computer = computer_level(req.computer)?;
     let grant = app
         .rooms
-        .create(from, &req.variant, &req.options, clock, req.color)
+        .create(from, &req.variant, &req.options, clock, req.color, computer)
         .await?;
     Ok(granted(&app, &headers, grant, StatusCode::CREATED))
 }

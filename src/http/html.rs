@@ -97,7 +97,25 @@ pub fn setup_form(info: &VariantInfo) -> String {
              {label}</label>"
         );
     }
-    form.push_str("</fieldset>\n<button type=\"submit\">Create game</button>\n</form>\n");
+    form.push_str(
+        "</fieldset>\n<div class=\"opponents\"><button type=\"submit\" name=\"opponent\" \
+         value=\"friend\">Play a friend</button>\n<span class=\"computer\"><label>Level \
+         <select name=\"level\">",
+    );
+    for level in crate::engine::Level::all() {
+        let selected = if level.number() == 3 { " selected" } else { "" };
+        let _ = write!(
+            form,
+            "<option value=\"{}\"{selected}>{} ({})</option>",
+            level.number(),
+            level.number(),
+            level.name()
+        );
+    }
+    form.push_str(
+        "</select></label> <button type=\"submit\" name=\"opponent\" value=\"computer\" \
+         class=\"secondary\">Play the computer</button></span></div>\n</form>\n",
+    );
     form
 }
 

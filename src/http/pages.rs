@@ -94,9 +94,16 @@ pub async fn create(
         other => other.unwrap_or_default().to_string(),
     };
     let clock = super::api::time_control(Some(&clock))?;
+    let computer = match form.get("opponent").map(String::as_str) {
+        Some("computer") => {
+            let level = form.get("level").and_then(|l| l.parse().ok()).unwrap_or(0);
+            super::api::computer_level(Some(level))?
+        }
+        _ => None,
+    };
     let grant = app
         .rooms
-        .create(from, variant, &options, clock, color)
+        .create(from, variant, &options, clock, color, computer)
         .await?;
     Ok((
         StatusCode::SEE_OTHER,

@@ -185,12 +185,28 @@ impl<T> Sides<T> {
 }
 
 /// A seat as everyone may see it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct SeatView {
     /// Someone holds the seat.
     pub taken: bool,
-    /// The holder has a live connection.
+    /// The holder has a live connection (the computer always has).
     pub connected: bool,
+    /// The computer holds the seat: its level and how long it thought about its last turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub computer: Option<ComputerView>,
+}
+
+/// The computer in a seat, as clients show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComputerView {
+    /// Its level, 1 (beginner) to 6 (master).
+    pub level: u8,
+    /// The level's name (`beginner` ... `master`).
+    pub name: compact_str::CompactString,
+    /// Milliseconds it thought about its last turn; none before its first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thought_ms: Option<u64>,
 }
 
 /// What kind of error a client is told about. Every transport uses these words.

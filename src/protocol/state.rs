@@ -263,6 +263,7 @@ mod tests {
         Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
+            computer: None,
         })
     }
 

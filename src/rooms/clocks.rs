@@ -55,6 +55,10 @@ impl Table {
             return None;
         }
         let absent = self.game.to_move();
+        // The computer is never gone: it is thinking.
+        if self.computer(absent).is_some() {
+            return None;
+        }
         let since = self.away_since[absent.index()]?;
         Some((absent.opponent(), since + self.absence_ms?))
     }

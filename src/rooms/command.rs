@@ -77,6 +77,17 @@ pub(super) enum Command {
     Disconnect { conn: u64, reply: Reply<()> },
     /// Close an unfinished game as abandoned; answered with whether it ended now.
     Abandon { reply: Reply<bool> },
+    /// Seat the computer at `level` in the empty seat (a game made to play it).
+    SeatComputer {
+        level: crate::engine::Level,
+        reply: Reply<()>,
+    },
+    /// The computer's turn, thought for the game at `version`: dropped if the game has moved on.
+    ComputerTurn {
+        version: u64,
+        turn: String,
+        thought_ms: u64,
+    },
 }
 
 impl Command {
@@ -94,6 +105,8 @@ impl Command {
                 drop(reply.send(Err(e)))
             }
             Command::Abandon { reply } => drop(reply.send(Err(e))),
+            Command::SeatComputer { reply, .. } => drop(reply.send(Err(e))),
+            Command::ComputerTurn { .. } => {}
         }
     }
 }

@@ -180,6 +180,13 @@ impl Table {
         Ok(())
     }
 
+    /// The computer's level, if the computer holds `seat`.
+    pub fn computer(&self, seat: Color) -> Option<crate::engine::Level> {
+        self.seats[seat.index()]
+            .as_deref()
+            .and_then(super::computer::level_of)
+    }
+
     /// The seat whose secret is `secret`, if any.
     pub fn seat_of_secret(&self, secret: &str) -> Option<Color> {
         Color::BOTH.into_iter().find(|c| {

@@ -8,6 +8,7 @@
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
 //!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
 //!   from the store; `command` is what a room can be asked.
+//! - `computer` seats the computer and thinks for it off the room's task; the solved tables.
 //! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
 //!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
 //!   secrets.
@@ -19,6 +20,7 @@ mod action;
 mod cap;
 mod clocks;
 mod command;
+mod computer;
 mod conns;
 mod core;
 mod error;
@@ -40,6 +42,7 @@ use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::room_ms;
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use command::{Answer, Command};
+pub use computer::{ComputerConfig, level_of, seat_marker};
 pub use error::RoomError;
 use outbox::Outbox;
 use std::collections::{BTreeMap, HashMap};
@@ -97,6 +100,8 @@ pub struct RoomsConfig {
     pub absent_untimed: Duration,
     /// Games one address may create per minute, by any way there is (at least one).
     pub games_per_minute: u32,
+    /// The computer's threads and tables.
+    pub computer: ComputerConfig,
 }
 
 impl Default for RoomsConfig {
@@ -107,6 +112,7 @@ impl Default for RoomsConfig {
             absent_timed: Duration::from_secs(30),
             absent_untimed: Duration::from_secs(120),
             games_per_minute: 10,
+            computer: ComputerConfig::default(),
         }
     }
 }
@@ -128,6 +134,7 @@ struct Inner {
     catalog: &'static Catalog,
     config: RoomsConfig,
     cap: cap::GameCap,
+    computer: computer::Computer,
     generation: AtomicU64,
     shutdown: CancellationToken,
     tasks: TaskTracker,
@@ -155,6 +162,7 @@ impl Rooms {
                 metrics,
                 catalog,
                 cap: cap::GameCap::new(config.games_per_minute),
+                computer: computer::Computer::new(&config.computer),
                 config,
                 generation: AtomicU64::new(0),
                 shutdown,
@@ -184,7 +192,8 @@ impl Rooms {
         self.inner.tasks.wait().await;
     }
 
-    /// Creates a game with the creator seated; durable before it returns.
+    /// Creates a game with the creator seated, and with `computer` at that level in the other
+    /// seat when asked; durable before it returns.
     pub async fn create(
         &self,
         from: IpAddr,
@@ -192,6 +201,7 @@ impl Rooms {
         options: &BTreeMap<String, String>,
         time_control: TimeControl,
         color: ColorChoice,
+        computer: Option<crate::engine::Level>,
     ) -> Result<SeatGrant, RoomError> {
         if self.inner.shutdown.is_cancelled() {
             return Err(RoomError::Unavailable);
@@ -241,6 +251,10 @@ impl Rooms {
                     turns: Vec::new(),
                 };
                 self.start(&id, Some(stored));
+                if let Some(level) = computer {
+                    self.call(&id, |reply| Command::SeatComputer { level, reply })
+                        .await?;
+                }
                 return Ok(SeatGrant { id, color, secret });
             }
         }

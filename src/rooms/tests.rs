@@ -297,3 +297,25 @@ fn a_flag_falls_at_the_deadline_not_when_it_is_noticed() {
     );
     assert_eq!(table.clock.unwrap().left[Color::White.index()], 0);
 }
+
+#[test]
+fn nobody_may_claim_a_win_from_the_computer_which_is_never_gone() {
+    let mut table = table(TimeControl::Untimed);
+    table.seats[Color::White.index()] = Some(super::seat_marker(crate::engine::Level::MAX));
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    act(&mut table, turn(Color::Black, "a3"), T0).unwrap();
+    // White, the computer, is to move and has never had a connection.
+    table.away_since = [Some(T0), Some(T0)];
+    assert_eq!(table.claim_from(), None);
+    let claim = Ask::End {
+        seat: Color::Black,
+        ending: Ending::ClaimWin,
+    };
+    assert!(matches!(
+        table.decide(claim, T0 + 1_000_000),
+        Err(RoomError::NotAllowed(_))
+    ));
+    // The human, gone on their own turn, may be claimed against as ever.
+    act(&mut table, turn(Color::White, "a5"), T0).unwrap();
+    assert_eq!(table.claim_from(), Some((Color::White, T0 + 30_000)));
+}

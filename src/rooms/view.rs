@@ -4,7 +4,7 @@
 
 use super::task::Room;
 use crate::protocol::{
-    GameState, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status,
+    ComputerView, GameState, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status,
 };
 use crate::rules::Color;
 use crate::time::room_ms;
@@ -14,9 +14,17 @@ use std::cell::OnceCell;
 impl Room {
     /// Who holds the seats and is connected, and how many watch.
     pub(super) fn presence(&self) -> (Sides<SeatView>, u32) {
-        let seats = Sides::from_fn(|c| SeatView {
-            taken: self.table.seats[c.index()].is_some(),
-            connected: self.conns.connected(c),
+        let seats = Sides::from_fn(|c| {
+            let computer = self.table.computer(c).map(|level| ComputerView {
+                level: level.number(),
+                name: level.name().into(),
+                thought_ms: self.thought_ms,
+            });
+            SeatView {
+                taken: self.table.seats[c.index()].is_some(),
+                connected: computer.is_some() || self.conns.connected(c),
+                computer,
+            }
         });
         (seats, self.conns.spectators())
     }
@@ -111,11 +119,14 @@ impl Room {
     /// The game record, dated today.
     pub(super) fn record(&self) -> String {
         let date = civil_date(room_ms());
-        let record = self
-            .table
-            .game
-            .record(&[("Site", "merels"), ("Date", &date)]);
-        record.to_string()
+        let mut tags = vec![("Site", "merels".to_string()), ("Date", date)];
+        for (c, tag) in Color::BOTH.into_iter().zip(["White", "Black"]) {
+            if let Some(level) = self.table.computer(c) {
+                tags.push((tag, format!("merels computer, level {level}")));
+            }
+        }
+        let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.table.game.record(&tags).to_string()
     }
 }
 

@@ -114,6 +114,7 @@ impl Table {
                 &BTreeMap::new(),
                 control,
                 ColorChoice::White,
+                None,
             )
             .await
             .unwrap();

@@ -11,6 +11,7 @@ mod actions;
 mod browser;
 mod cli;
 mod clocks;
+mod computer;
 mod durability;
 mod image;
 mod limits;

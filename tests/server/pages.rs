@@ -91,7 +91,8 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
             page.contains("<h3>History</h3>") || page.contains("<h3 id"),
             "{slug} has a history"
         );
-        assert!(page.contains("id=\"play\"") && page.contains("Create game"));
+        assert!(page.contains("id=\"play\"") && page.contains("Play a friend"));
+        assert!(page.contains("Play the computer") && page.contains("name=\"level\""));
         assert!(!page.contains("<script"), "{slug} reads without JavaScript");
         assert_eq!(
             page.contains("Rule changes"),

@@ -1,0 +1,169 @@
+//! Playing the computer: its seat is taken at creation, it thinks off the room and plays through
+//! the same checks and store as anyone, answers draws, takebacks and rematches, can be watched,
+//! and the record names it.
+
+use crate::harness::{Http, Seat, TestServer, WAIT, turns};
+use serde_json::{Value, json};
+
+/// Waits until the game is finished or it is `seat`'s turn; the state then.
+async fn my_turn_or_end(http: &Http, seat: &Seat) -> Value {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let state = http.state(&seat.id).await;
+        if state["status"] == "finished" || state["to_move"] == seat.color.as_str() {
+            return state;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the computer never moved: {state}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_plays_a_whole_game_through_the_room_and_is_watched() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    // Three Men's Morris with adjacent moves: a first-player win, which perfect play takes.
+    let human = http
+        .create_with(json!({
+            "variant": "three-mens-morris",
+            "options": {"movement": "adjacent"},
+            "color": "black",
+            "computer": 6,
+        }))
+        .await;
+    assert_eq!(human.color, "black");
+    let mut watcher = server.ws(&human.id, None).await;
+
+    let mut state = my_turn_or_end(&http, &human).await;
+    assert_eq!(turns(&state)[0], "b2", "perfect play takes the centre");
+    assert_eq!(state["status"], "playing");
+    let white = &state["seats"]["white"];
+    assert_eq!(
+        (white["taken"].as_bool(), white["connected"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(white["computer"]["level"], 6);
+    assert!(white["computer"]["thought_ms"].as_u64().is_some());
+
+    // A spectator plays for nobody, and the human cannot claim a win from a computer that
+    // thinks: it is never gone.
+    watcher.play("a1").await;
+    assert_eq!(watcher.next_of("error").await["code"], "not_seated");
+    assert!(state["claim"].is_null(), "{state}");
+
+    while state["status"] != "finished" {
+        if state["to_move"] == "white" {
+            state = my_turn_or_end(&http, &human).await;
+            continue;
+        }
+        let legal: Vec<String> = state["legal"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["turn"].as_str().unwrap().to_string())
+            .collect();
+        let turn = legal.last().unwrap().clone();
+        let (status, body) = http.play(&human, &turn).await;
+        assert_eq!(status, 200, "{body}");
+        state = my_turn_or_end(&http, &human).await;
+    }
+    assert_eq!(state["winner"], "white", "the computer wins a won game");
+
+    // The spectator saw it all, and the record names the engine.
+    let plies = turns(&state).len();
+    let mut seen = watcher.next_state().await;
+    while seen["status"] != "finished" {
+        seen = watcher.next_state().await;
+    }
+    assert_eq!(turns(&seen).len(), plies);
+    let record = http.record(&human.id).await;
+    assert!(
+        record.contains("[White \"merels computer, level 6 (master)\"]"),
+        "{record}"
+    );
+    assert!(record.contains("[Result \"1-0\"]"), "{record}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_answers_draws_takebacks_and_rematches() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let action = |seat: &Seat, what: &str| {
+        let http = http.clone();
+        let path = format!("/api/games/{}/{what}", seat.id);
+        let secret = seat.secret.clone();
+        async move { http.request("POST", &path, Some(&secret), None).await }
+    };
+
+    // White, the human, holds the won side of Three Men's with adjacent moves: the computer,
+    // which knows it is lost, takes a draw at once.
+    let human = http
+        .create_with(json!({
+            "variant": "three-mens-morris",
+            "options": {"movement": "adjacent"},
+            "color": "white",
+            "computer": 6,
+        }))
+        .await;
+    let (status, body) = http.play(&human, "b2").await;
+    assert_eq!(status, 200, "{body}");
+    my_turn_or_end(&http, &human).await;
+    // A takeback is granted: back to the start, White to move.
+    let (status, body) = action(&human, "takeback/offer").await;
+    assert_eq!(status, 200, "{body}");
+    let state = http.state(&human.id).await;
+    assert_eq!(
+        (state["plies"].as_u64(), state["to_move"].as_str()),
+        (Some(0), Some("white"))
+    );
+    let (status, _) = http.play(&human, "b2").await;
+    assert_eq!(status, 200);
+    my_turn_or_end(&http, &human).await;
+    let (status, body) = action(&human, "draw/offer").await;
+    assert_eq!(status, 200, "{body}");
+    let state = http.state(&human.id).await;
+    assert_eq!(
+        (state["status"].as_str(), state["termination"].as_str()),
+        (Some("finished"), Some("agreement")),
+        "{state}"
+    );
+
+    // A rematch is agreed to at once, colours swapped: the computer now has White.
+    let (status, body) = action(&human, "rematch").await;
+    assert_eq!(status, 200, "{body}");
+    let new_id = body["rematch"]["id"].as_str().unwrap().to_string();
+    assert_eq!(body["rematch"]["seat"], "black");
+    let seat = Seat {
+        id: new_id.clone(),
+        color: "black".into(),
+        secret: body["rematch"]["secret"].as_str().unwrap().into(),
+    };
+    let state = my_turn_or_end(&http, &seat).await;
+    assert_eq!(state["seats"]["white"]["computer"]["level"], 6);
+    assert_eq!(turns(&state).len(), 1, "the computer opened the rematch");
+
+    // On the won side the computer turns a draw down.
+    let (status, body) = action(&seat, "draw/offer").await;
+    assert_eq!(status, 200, "{body}");
+    let state = http.state(&new_id).await;
+    assert_eq!(state["status"], "playing");
+    assert!(state["draw_offer"].is_null(), "declined: {state}");
+
+    // A level that does not exist is refused with a reason, and makes nothing.
+    let (status, body) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "nine-mens-morris", "computer": 9})),
+        )
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("level 9"),
+        "{body}"
+    );
+}
