@@ -778,3 +778,62 @@ async fn a_double_click_plays_one_turn() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_plays_the_computer_to_the_end_on_a_phone() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let phone = driver.browser("phone", 390, 844).await;
+    phone
+        .goto(&format!("{}/variants/three-mens-morris", server.base))
+        .await
+        .unwrap();
+    // The table setup: moves to a neighbouring point (a first-player win), Black, the
+    // strongest level, and "Play the computer".
+    for css in [
+        "#play select[name=\"opt.movement\"] option[value=\"adjacent\"]",
+        "#play input[value=\"black\"]",
+        "#play select[name=\"level\"] option[value=\"6\"]",
+        "#play button[value=\"computer\"]",
+    ] {
+        press(&phone, css).await;
+    }
+    wait_text(&phone, "#you", "You play black.").await;
+    wait_text(&phone, "#sides", "computer, level 6, master").await;
+    let url = phone.current_url().await.unwrap();
+    let id = url.path().trim_start_matches("/g/").to_string();
+
+    // The player clicks a legal turn whenever it is theirs, until the game ends.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = http.state(&id).await;
+        if state["status"] == "finished" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the game never ended: {state}");
+        if state["to_move"] == "black"
+            && attr(&phone, "#game", "data-version").await == Some(state["version"].to_string())
+        {
+            let before = state["version"].as_u64().unwrap();
+            click_turn(&phone, &eager_turn(&state)).await;
+            let deadline = Instant::now() + WAIT;
+            while http.state(&id).await["version"].as_u64() == Some(before) {
+                assert!(Instant::now() < deadline, "the click played nothing");
+                tokio::time::sleep(Duration::from_millis(30)).await;
+            }
+        } else {
+            tokio::time::sleep(Duration::from_millis(40)).await;
+        }
+    }
+    wait_text(&phone, "#banner", "White wins").await;
+    assert!(text(&phone, "#sides").await.contains("thought"));
+    std::fs::write(
+        screenshots_dir().join("computer-phone.png"),
+        phone.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    phone.close().await.unwrap();
+    server.stop().await;
+}
