@@ -22,6 +22,7 @@ RUN groupadd --system --gid 10001 merels \
 COPY --from=build /src/target/release/merels /usr/local/bin/merels
 ENV MERELS_BIND=0.0.0.0:8080 \
     DATABASE_URL=sqlite:/data/merels.db \
+    MERELS_TABLES=/data/tables \
     MERELS_LOG_FORMAT=json
 VOLUME ["/data"]
 WORKDIR /data
