@@ -334,6 +334,8 @@ function render() {
   // Nothing to step through in a game that ended before its first turn (an abort).
   controls.hidden = !replay || state.turns.length === 0;
   if (replay) $('replay-at').textContent = `${view} / ${state.turns.length}`;
+  // A finished game with turns can be opened in the computer's analysis.
+  $('analysis-link').hidden = !replay || state.turns.length === 0;
 
   // Turn list: one numbered line per pair of turns, White's then Black's.
   const list = $('turns');

@@ -267,3 +267,122 @@ impl Rng {
         (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
     }
 }
+
+/// What the engine makes of one turn of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judged {
+    /// What the position before the turn is worth for the side that moved, with its best turn.
+    pub best: Choice,
+    /// What the turn played is worth for the side that played it.
+    pub played: Score,
+    /// How bad the turn was, if it was.
+    pub mark: Option<Mark>,
+}
+
+/// A turn that cost something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// It threw away a result: a win to a draw or a loss, a draw to a loss (exact, from a table),
+    /// or by the search at least two men or a forced end.
+    Blunder,
+    /// By the search, it gave away more than half a man to the best turn.
+    Mistake,
+}
+
+impl Mark {
+    /// `blunder` or `mistake`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mark::Blunder => "blunder",
+            Mark::Mistake => "mistake",
+        }
+    }
+}
+
+/// Judges every turn of a game (`positions` from its start, one more than `turns`): exactly from
+/// `table` where it covers the positions, else by a search of `nodes` nodes per position.
+/// `None` in place of a turn once `stop` is set.
+pub fn analyse(
+    variant: &Variant,
+    table: Option<&Table>,
+    positions: &[Position],
+    turns: &[Turn],
+    nodes: u64,
+    stop: Option<&AtomicBool>,
+) -> Vec<Option<Judged>> {
+    let table = table.filter(|t| t.is_of(variant));
+    let mut search = Search::new(variant, 18);
+    if let Some(flag) = stop {
+        search = search.with_stop(flag);
+    }
+    let limits = Limits { depth: 64, nodes };
+    let class = |v: Value| match v {
+        Value::Win(_) => 2,
+        Value::Draw => 1,
+        Value::Loss(_) => 0,
+    };
+    turns
+        .iter()
+        .enumerate()
+        .map(|(i, &turn)| {
+            if stop.is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed)) {
+                return None;
+            }
+            let (before, after) = (&positions[i], &positions[i + 1]);
+            let earlier = &positions[..i];
+            if let Some(t) = table
+                && let (Some((best, value)), Some(next)) = (t.best(variant, before), t.value(after))
+            {
+                let played = next.back();
+                let mark = (class(played) < class(value)).then_some(Mark::Blunder);
+                let best = Choice {
+                    turn: best,
+                    score: Score::Exact(value),
+                    depth: 0,
+                    nodes: 0,
+                };
+                return Some(Judged {
+                    best,
+                    played: Score::Exact(played),
+                    mark,
+                });
+            }
+            let found = search.best(earlier, before, limits)?;
+            let best = Choice {
+                turn: found.turn,
+                score: Score::Search(found.score),
+                depth: found.depth,
+                nodes: found.nodes,
+            };
+            let played = if turn == found.turn {
+                found.score
+            } else {
+                let mut with_before = earlier.to_vec();
+                with_before.push(*before);
+                match search.best(&with_before, after, limits) {
+                    Some(reply) => -reply.score,
+                    // The turn ended the game: judged by the end it made.
+                    None => match variant.status(after).and_then(|o| o.winner) {
+                        Some(w) if w == before.to_move() => search::MATE - 1,
+                        Some(_) => -(search::MATE - 1),
+                        None => 0,
+                    },
+                }
+            };
+            let lost = i64::from(found.score) - i64::from(played);
+            let forced = found.score > -search::MATE_BOUND && played < -search::MATE_BOUND;
+            let mark = if forced || lost >= 2 * i64::from(eval::MAN) {
+                Some(Mark::Blunder)
+            } else if lost > i64::from(eval::MAN) / 2 {
+                Some(Mark::Mistake)
+            } else {
+                None
+            };
+            Some(Judged {
+                best,
+                played: Score::Search(played),
+                mark,
+            })
+        })
+        .collect()
+}

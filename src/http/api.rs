@@ -6,7 +6,7 @@ use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::engine::Level;
-use crate::protocol::{ClientMessage, ErrorCode, GameState, Geometry};
+use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry};
 use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
@@ -219,6 +219,18 @@ pub async fn join(
 ) -> Result<Response, ApiError> {
     let grant = app.rooms.join(&id).await?;
     Ok(granted(&app, &headers, grant, StatusCode::OK))
+}
+
+/// How long an analysis may take: what is not reached by then is left out, within the
+/// request's own timeout.
+pub const ANALYSIS_TIME: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// `GET /api/games/{id}/analysis`: the engine's judgement of every turn of a finished game.
+pub async fn analysis(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Analysis>, ApiError> {
+    Ok(Json(app.rooms.analysis(&id, ANALYSIS_TIME).await?))
 }
 
 /// `GET /api/games/{id}`: the state, the same object as the WebSocket `state` message.

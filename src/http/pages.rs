@@ -207,6 +207,7 @@ pub async fn game(
          </div>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
+         <p id=\"analysis-link\" hidden><a href=\"/g/{id}/analysis\">The computer's analysis</a></p>\n\
          </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
         id = escape(&id),
         title = escape(&title),
@@ -229,4 +230,58 @@ fn not_found() -> Response {
         layout("No such game · merels", main, None),
     )
         .into_response()
+}
+
+/// `GET /g/{id}/analysis`: the engine's judgement of a finished game as a table, one row a turn,
+/// the turns that threw a result away marked.
+pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Response {
+    let analysis = match app.rooms.analysis(&id, super::api::ANALYSIS_TIME).await {
+        Ok(analysis) => analysis,
+        Err(RoomError::NotFound) => return not_found(),
+        Err(e) => {
+            let main = format!(
+                "<main class=\"prose\"><h1>Analysis</h1><p>{}</p>\
+                 <p><a href=\"/g/{}\">Back to the game</a></p></main>",
+                escape(&e.to_string()),
+                escape(&id)
+            );
+            let status = ApiError::status(e.code());
+            return (status, layout("Analysis · merels", &main, None)).into_response();
+        }
+    };
+    let kind = if analysis.exact {
+        "Exact values from the solved table: plies to the end with perfect play."
+    } else {
+        "A short search of each position: scores in men for the side to move."
+    };
+    let rows: String = analysis
+        .turns
+        .iter()
+        .map(|t| {
+            let cell = |v: &Option<compact_str::CompactString>| {
+                escape(v.as_deref().unwrap_or("not reached"))
+            };
+            let mark = t.mark.as_deref().unwrap_or_default();
+            format!(
+                "<tr class=\"{mark}\"><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>\
+                 <td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                t.ply + 1,
+                t.side.name(),
+                escape(&t.turn),
+                cell(&t.value),
+                cell(&t.best),
+                cell(&t.played),
+                escape(mark)
+            )
+        })
+        .collect();
+    let main = format!(
+        "<main class=\"prose analysis\"><h1>Analysis</h1><p>{kind}</p>\
+         <table id=\"analysis\"><thead><tr><th>Ply</th><th>Side</th><th>Played</th>\
+         <th>Position</th><th>Best</th><th>Played, worth</th><th></th></tr></thead>\
+         <tbody>{rows}</tbody></table>\
+         <p><a href=\"/g/{id}\">Back to the game</a></p></main>",
+        id = escape(&id)
+    );
+    layout("Analysis · merels", &main, None).into_response()
 }

@@ -12,6 +12,7 @@ mod state;
 
 pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
+use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
@@ -203,10 +204,47 @@ pub struct ComputerView {
     /// Its level, 1 (beginner) to 6 (master).
     pub level: u8,
     /// The level's name (`beginner` ... `master`).
-    pub name: compact_str::CompactString,
+    pub name: CompactString,
     /// Milliseconds it thought about its last turn; none before its first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_ms: Option<u64>,
+}
+
+/// The engine's judgement of a finished game, turn by turn: `GET /api/games/{id}/analysis`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Analysis {
+    /// The game's id.
+    pub id: CompactString,
+    /// The values are exact (a solved board) rather than a search's.
+    pub exact: bool,
+    /// Every turn played, in order.
+    pub turns: Vec<TurnJudgement>,
+}
+
+/// What the engine makes of one turn. The judgement's fields are absent for a turn the analysis
+/// did not reach in its time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TurnJudgement {
+    /// The 0-based ply.
+    pub ply: usize,
+    /// Who played it.
+    pub side: Color,
+    /// The turn played.
+    pub turn: CompactString,
+    /// The engine's best turn in the position before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best: Option<CompactString>,
+    /// What that position was worth for the side to move (`win in 7`, `draw`, `+0.35`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<CompactString>,
+    /// What the turn played was worth for the side that played it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub played: Option<CompactString>,
+    /// `blunder` (a result thrown away, or two men) or `mistake` (more than half a man).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark: Option<CompactString>,
 }
 
 /// What kind of error a client is told about. Every transport uses these words.

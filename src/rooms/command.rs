@@ -64,6 +64,8 @@ pub(super) enum Command {
     State { reply: Reply<GameState> },
     /// The game record.
     Record { reply: Reply<String> },
+    /// The game itself, for the engine to analyse.
+    Game { reply: Reply<crate::rules::Game> },
     /// Attach a connection; answered with its number.
     Connect {
         seat: Option<Color>,
@@ -100,6 +102,7 @@ impl Command {
             Command::Join { reply } => drop(reply.send(Err(e))),
             Command::State { reply } => drop(reply.send(Err(e))),
             Command::Record { reply } => drop(reply.send(Err(e))),
+            Command::Game { reply } => drop(reply.send(Err(e))),
             Command::Connect { reply, .. } => drop(reply.send(Err(e))),
             Command::Sync { reply, .. } | Command::Disconnect { reply, .. } => {
                 drop(reply.send(Err(e)))

@@ -10,10 +10,11 @@
 //! Solved tables of the small boards are read from the tables folder, or solved and written there
 //! in the background on first use; until they are ready the search plays.
 
-use super::Rooms;
 use super::command::Command;
+use super::{RoomError, Rooms};
 use crate::engine::{self, Level, Table};
-use crate::rules::{Position, Variant};
+use crate::protocol::{Analysis, TurnJudgement};
+use crate::rules::{Game, Position, Variant};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,7 +26,7 @@ use tokio::sync::Semaphore;
 /// starts so, so no secret can ever take it.
 const SEAT_PREFIX: &str = "computer:";
 
-/// Tables this small are solved in memory when no file holds them, and not written.
+/// Tables this small are solved in memory, on the spot, and never written.
 const SOLVE_IN_MEMORY: usize = 1_000_000;
 
 /// The seat marker of a computer playing at `level`.
@@ -96,6 +97,12 @@ impl Computer {
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(entry) = tables.get(&name) {
             return entry.clone();
+        }
+        if engine::solve::positions(variant) <= SOLVE_IN_MEMORY {
+            // A few thousand positions: solved here and now, in about a millisecond.
+            let table = engine::solve(variant, 1).ok().map(Arc::new);
+            tables.insert(name, table.clone());
+            return table;
         }
         tables.insert(name.clone(), None);
         let folder = self.folder.clone();
@@ -168,11 +175,68 @@ impl Computer {
             let _ = rooms.tell(&id, Box::new(command)).await;
         });
     }
+
+    /// Analyses a finished game on an engine thread: exact where a table covers it, else a
+    /// search of [`ANALYSIS_NODES`] per position, stopped after `within`.
+    pub async fn analyse(
+        &self,
+        rooms: &Rooms,
+        id: &str,
+        game: Game,
+        within: Duration,
+    ) -> Result<Analysis, RoomError> {
+        let variant = Arc::clone(game.variant());
+        let table = self.table(rooms, &variant);
+        let _permit = Arc::clone(&self.threads)
+            .acquire_owned()
+            .await
+            .map_err(|_| RoomError::Unavailable)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let exact = table.is_some();
+        let work = tokio::task::spawn_blocking(move || {
+            let positions: Vec<Position> = game.positions().collect();
+            let judged = engine::analyse(
+                &variant,
+                table.as_deref(),
+                &positions,
+                game.turns(),
+                ANALYSIS_NODES,
+                Some(&flag),
+            );
+            let turns = game.turns().iter().zip(&positions).zip(judged);
+            turns
+                .enumerate()
+                .map(|(ply, ((&turn, before), judged))| TurnJudgement {
+                    ply,
+                    side: before.to_move(),
+                    turn: variant.turn_string(turn).into(),
+                    best: judged.map(|j| variant.turn_string(j.best.turn).into()),
+                    value: judged.map(|j| j.best.score.to_string().into()),
+                    played: judged.map(|j| j.played.to_string().into()),
+                    mark: judged.and_then(|j| j.mark).map(|m| m.as_str().into()),
+                })
+                .collect::<Vec<_>>()
+        });
+        let timer = tokio::spawn(async move {
+            tokio::time::sleep(within).await;
+            stop.store(true, Ordering::Relaxed);
+        });
+        let turns = work.await.map_err(|_| RoomError::Unavailable)?;
+        timer.abort();
+        Ok(Analysis {
+            id: id.into(),
+            exact,
+            turns,
+        })
+    }
 }
 
-/// A table from its file in `folder`; else solved, and written there unless it is tiny.
+/// Nodes searched per position when a game is analysed without a table (about 10 ms each).
+const ANALYSIS_NODES: u64 = 20_000;
+
+/// A table from its file in `folder`; else solved, and written there.
 fn load_or_solve(folder: Option<PathBuf>, variant: &Variant) -> Result<Table, String> {
-    let tiny = engine::solve::positions(variant) <= SOLVE_IN_MEMORY;
     let path = folder.map(|f| f.join(Table::file_name(variant)));
     if let Some(path) = &path {
         match std::fs::read(path) {
@@ -181,12 +245,8 @@ fn load_or_solve(folder: Option<PathBuf>, variant: &Variant) -> Result<Table, St
             Err(e) => return Err(format!("{}: {e}", path.display())),
         }
     }
-    let Some(path) = path.filter(|_| !tiny) else {
-        return if tiny {
-            engine::solve(variant, 1).map_err(|e| e.to_string())
-        } else {
-            Err("no tables folder to keep it in".into())
-        };
+    let Some(path) = path else {
+        return Err("no tables folder to keep it in".into());
     };
     tracing::info!(table = %path.display(), "solving a table: minutes on the biggest boards");
     let table = engine::solve(variant, 1).map_err(|e| e.to_string())?;

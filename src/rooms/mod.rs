@@ -36,7 +36,7 @@ mod view;
 use crate::catalog::{Catalog, CatalogError};
 use crate::clock::TimeControl;
 use crate::metrics::Metrics;
-use crate::protocol::GameState;
+use crate::protocol::{Analysis, GameState};
 use crate::rules::Color;
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::room_ms;
@@ -454,6 +454,16 @@ impl Rooms {
     /// The game record as text.
     pub async fn record(&self, id: &str) -> Result<String, RoomError> {
         self.call(id, |reply| Command::Record { reply }).await
+    }
+
+    /// The engine's judgement of every turn of a finished game: exact on a solved board, else
+    /// a short search of each position, cut off after `within` (turns not reached say so).
+    pub async fn analysis(&self, id: &str, within: Duration) -> Result<Analysis, RoomError> {
+        let game = self.call(id, |reply| Command::Game { reply }).await?;
+        if game.outcome().is_none() {
+            return Err(RoomError::NotAllowed("a game is analysed once it is over"));
+        }
+        self.inner.computer.analyse(self, id, game, within).await
     }
 
     /// Attaches a connection: the room queues `hello` and the state on `outbox` at once, and every

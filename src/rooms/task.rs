@@ -244,6 +244,9 @@ impl Room {
             Command::Record { reply } => {
                 let _ = reply.send(Ok(self.record()));
             }
+            Command::Game { reply } => {
+                let _ = reply.send(Ok(self.table.game.clone()));
+            }
             Command::Connect {
                 seat,
                 held,

@@ -834,6 +834,11 @@ async fn a_player_plays_the_computer_to_the_end_on_a_phone() {
         phone.screenshot().await.unwrap(),
     )
     .unwrap();
+    // The finished game opens in the computer's analysis: exact values, one row a turn.
+    press(&phone, "#analysis-link a").await;
+    wait_text(&phone, "#analysis", "win in").await;
+    let plies = http.state(&id).await["plies"].as_u64().unwrap() as usize;
+    assert_eq!(count(&phone, "#analysis tbody tr").await, plies);
     phone.close().await.unwrap();
     server.stop().await;
 }

@@ -167,3 +167,82 @@ async fn the_computer_answers_draws_takebacks_and_rematches() {
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_elsewhere() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let path = |id: &str| format!("/api/games/{id}/analysis");
+
+    // Three Men's with adjacent moves, between two people: White's a1 throws the win away
+    // (only the centre wins), and the analysis says so, exactly.
+    let white = http
+        .create_with(json!({"variant": "three-mens-morris", "options": {"movement": "adjacent"}, "color": "white"}))
+        .await;
+    let black = http.join(&white.id).await;
+    let (status, body) = http.request("GET", &path(&white.id), None, None).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("not_allowed")),
+        "{body}"
+    );
+    for (seat, turn) in [(&white, "a1"), (&black, "b2")] {
+        assert_eq!(http.play(seat, turn).await.0, 200);
+    }
+    let resign = format!("/api/games/{}/resign", white.id);
+    http.request("POST", &resign, Some(&white.secret), None)
+        .await;
+    let (status, body) = http.request("GET", &path(&white.id), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["exact"], true);
+    let first = &body["turns"][0];
+    assert_eq!(
+        (
+            first["turn"].as_str(),
+            first["best"].as_str(),
+            first["value"].as_str()
+        ),
+        (Some("a1"), Some("b2"), Some("win in 9"))
+    );
+    assert_eq!(first["mark"], "blunder", "{body}");
+    assert!(body["turns"][1]["mark"].is_null(), "{body}");
+
+    // Nine Men's is searched: every turn gets a value and a best turn.
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    for (seat, turn) in [
+        (&white, "d6"),
+        (&black, "d2"),
+        (&white, "b6"),
+        (&black, "f2"),
+    ] {
+        assert_eq!(http.play(seat, turn).await.0, 200);
+    }
+    let resign = format!("/api/games/{}/resign", white.id);
+    http.request("POST", &resign, Some(&black.secret), None)
+        .await;
+    let (status, body) = http.request("GET", &path(&white.id), None, None).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["exact"], false);
+    let turns = body["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 4);
+    assert!(
+        turns
+            .iter()
+            .all(|t| t["best"].is_string() && t["value"].is_string()),
+        "{body}"
+    );
+
+    // The page shows the same, one row a turn.
+    let page = http
+        .client
+        .get(format!("{}/g/{}/analysis", http.base, white.id))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(page.matches("<tr class=").count(), 4, "{page}");
+    assert!(page.contains("<code>d6</code>"));
+}
