@@ -147,13 +147,13 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
     if legal.is_empty() {
         return None;
     }
-    let blunder = rng.below(100) < level.blunders();
+    let blunder = (rng.below(100) as u64) < level.blunders();
     let perfect = table
         .filter(|t| t.is_of(variant))
         .and_then(|t| t.best(variant, position));
     if let (Some((best, value)), Some(table)) = (perfect, table) {
         let (turn, value) = if blunder {
-            let turn = legal[rng.below(legal.len() as u64) as usize];
+            let turn = legal[rng.below(legal.len())];
             let after = variant.play(position, turn).expect("a legal turn");
             (turn, table.value(&after).map_or(value, Value::back))
         } else {
@@ -179,7 +179,7 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
     let (depth, nodes) = search.reach();
     let (best_turn, best) = scores[0];
     let turn = if blunder {
-        legal[rng.below(legal.len() as u64) as usize]
+        legal[rng.below(legal.len())]
     } else if exact {
         // Any turn within the level's slack of the best, at random: a weaker player's eye. (Only
         // an exact search scores every turn: otherwise the others' scores are bounds.)
@@ -188,7 +188,7 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
             .take_while(|(_, s)| best - s <= level.slack())
             .map(|&(t, _)| t)
             .collect();
-        near[rng.below(near.len() as u64) as usize]
+        near[rng.below(near.len())]
     } else {
         best_turn
     };
@@ -250,7 +250,8 @@ pub fn score_all(ask: Ask<'_>) -> Vec<(Turn, Score)> {
         .collect()
 }
 
-/// A tiny seeded generator (xorshift64*): the same seed makes the same mistakes.
+/// A tiny seeded generator (xorshift64*): the same seed makes the same mistakes (and, in the
+/// tests, the same random games).
 pub struct Rng(u64);
 
 impl Rng {
@@ -260,11 +261,11 @@ impl Rng {
     }
 
     /// A number below `n` (which must not be zero).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
     }
 }
 
