@@ -108,19 +108,17 @@ impl Computer {
         let folder = self.folder.clone();
         let variant = Arc::clone(variant);
         let rooms = rooms.clone();
-        rooms
-            .inner
-            .tasks
-            .clone()
-            .spawn_blocking(move || match load_or_solve(folder, &variant) {
-                Ok(table) => {
-                    tracing::info!(table = %name, "solved table ready");
-                    let computer = &rooms.inner.computer;
-                    let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
-                    tables.insert(name, Some(Arc::new(table)));
-                }
-                Err(e) => tracing::warn!(table = %name, error = %e, "no solved table; searching"),
-            });
+        // Not one of the rooms' tracked tasks: a solve cannot be cut short, and shutdown need
+        // not wait for it (the file is written whole or not at all).
+        tokio::task::spawn_blocking(move || match load_or_solve(folder, &variant) {
+            Ok(table) => {
+                tracing::info!(table = %name, "solved table ready");
+                let computer = &rooms.inner.computer;
+                let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
+                tables.insert(name, Some(Arc::new(table)));
+            }
+            Err(e) => tracing::warn!(table = %name, error = %e, "no solved table; searching"),
+        });
         None
     }
 
