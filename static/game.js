@@ -335,7 +335,9 @@ function render() {
   controls.hidden = !replay || state.turns.length === 0;
   if (replay) $('replay-at').textContent = `${view} / ${state.turns.length}`;
   // A finished game with turns can be opened in the computer's analysis.
-  $('analysis-link').hidden = !replay || state.turns.length === 0;
+  const analysis = $('analysis-link');
+  analysis.hidden = !replay || state.turns.length === 0;
+  if (!analysis.hidden) analysis.querySelector('a').href = `/g/${id}/analysis`;
 
   // Turn list: one numbered line per pair of turns, White's then Black's.
   const list = $('turns');

@@ -162,6 +162,14 @@ pub async fn game(
             format!("<li>{spans}</li>")
         })
         .collect();
+    // A link to the analysis only once there is something to analyse (the page adds it when
+    // the game ends while open).
+    let over = state.now.status == crate::protocol::Status::Finished && !state.turns.is_empty();
+    let analysis = if over {
+        format!("><a href=\"/g/{}/analysis\">", escape(&id))
+    } else {
+        " hidden><a>".to_string()
+    };
     let you = match seat {
         Some(c) => format!("You play {}.", c.name()),
         None => "You are watching.".to_string(),
@@ -207,12 +215,13 @@ pub async fn game(
          </div>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
-         <p id=\"analysis-link\" hidden><a href=\"/g/{id}/analysis\">The computer's analysis</a></p>\n\
+         <p id=\"analysis-link\"{analysis}>The computer's analysis</a></p>\n\
          </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
         id = escape(&id),
         title = escape(&title),
         share = escape(&share),
         position = escape(&state.now.position),
+        analysis = analysis,
         control = if state.now.time_control.is_timed() {
             format!("Time: {}", state.now.time_control.words())
         } else {
