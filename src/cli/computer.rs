@@ -5,17 +5,14 @@
 use super::{CliError, GameArgs, VariantArgs};
 use crate::catalog::Catalog;
 use crate::engine::{self, Ask, Level, Table};
+use crate::rooms::{read_table, write_table};
 use crate::rules::{Color, Game, Position, Variant};
 use clap::Args;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
-
-/// Tables this small are solved on the spot when no file holds them (Three Men's Morris: a few
-/// thousand positions, solved in milliseconds).
-const SOLVE_ON_THE_SPOT: usize = 1_000_000;
 
 /// Where the solved tables live.
 #[derive(Debug, Args)]
@@ -32,23 +29,18 @@ impl TablesArg {
         if engine::solvable(variant).is_err() {
             return Ok(None);
         }
-        let path = self.tables.join(Table::file_name(variant));
-        match std::fs::read(&path) {
-            Ok(bytes) => Table::from_bytes(variant, &bytes)
-                .map(Some)
-                .map_err(|e| CliError::Input(format!("{}: {e}", path.display()))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if engine::solve::positions(variant) <= SOLVE_ON_THE_SPOT {
-                    return Ok(engine::solve(variant, 1).ok());
-                }
-                eprintln!(
-                    "no table at {}: `merels solve` builds it; searching meanwhile",
-                    path.display()
-                );
-                Ok(None)
-            }
-            Err(e) => Err(CliError::Input(format!("{}: {e}", path.display()))),
+        if let Some(table) = read_table(&self.tables, variant).map_err(CliError::Input)? {
+            return Ok(Some(table));
         }
+        if engine::solve::on_the_spot(variant) {
+            return Ok(engine::solve(variant, 1).ok());
+        }
+        eprintln!(
+            "no table of {} in {}: `merels solve` builds it; searching meanwhile",
+            Table::file_name(variant),
+            self.tables.display()
+        );
+        Ok(None)
     }
 }
 
@@ -71,10 +63,7 @@ pub fn solve(catalog: &Catalog, args: &SolveArgs, out: &mut impl Write) -> Resul
     let started = Instant::now();
     let table = engine::solve(&variant, threads).map_err(|e| CliError::Input(e.to_string()))?;
     let seconds = started.elapsed().as_secs_f64();
-    std::fs::create_dir_all(&args.tables.tables)?;
-    let path = args.tables.tables.join(Table::file_name(&variant));
-    let bytes = table.to_bytes();
-    write_atomically(&path, &bytes)?;
+    let path = write_table(&args.tables.tables, &variant, &table)?;
     let census = table.census();
     let start = table
         .value(&variant.start())
@@ -94,16 +83,9 @@ pub fn solve(catalog: &Catalog, args: &SolveArgs, out: &mut impl Write) -> Resul
         out,
         "wrote {} ({} MB) in {seconds:.1} s on {threads} threads",
         path.display(),
-        bytes.len().div_ceil(1 << 20)
+        table.len().div_ceil(1 << 20)
     )?;
     Ok(())
-}
-
-/// Writes a file whole or not at all: a reader never sees half a table.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, bytes)?;
-    std::fs::rename(&partial, path)
 }
 
 fn cores() -> usize {

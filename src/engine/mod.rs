@@ -61,6 +61,15 @@ impl Level {
         }
     }
 
+    /// The level's limits, with `nodes` (where given) in place of its own node budget.
+    fn limits_with(self, nodes: Option<u64>) -> Limits {
+        let limits = self.limits();
+        Limits {
+            nodes: nodes.unwrap_or(limits.nodes),
+            ..limits
+        }
+    }
+
     /// In how many turns of a hundred the level plays a legal turn at random.
     fn blunders(self) -> u64 {
         [25, 10, 4, 1, 0, 0][usize::from(self.0 - 1)]
@@ -166,14 +175,8 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
             nodes: 0,
         });
     }
-    let mut limits = level.limits();
-    if let Some(n) = nodes {
-        limits.nodes = n;
-    }
-    let mut search = Search::new(variant, 20);
-    if let Some(flag) = stop {
-        search = search.with_stop(flag);
-    }
+    let limits = level.limits_with(nodes);
+    let mut search = Search::new(variant, 20).with_stop(stop);
     let exact = level.slack() > 0;
     let scores = search.root_scores(earlier, position, limits, exact)?;
     let (depth, nodes) = search.reach();
@@ -234,14 +237,8 @@ pub fn score_all(ask: Ask<'_>) -> Vec<(Turn, Score)> {
                 .collect();
         }
     }
-    let mut limits = Level::MAX.limits();
-    if let Some(n) = nodes {
-        limits.nodes = n;
-    }
-    let mut search = Search::new(variant, 20);
-    if let Some(flag) = stop {
-        search = search.with_stop(flag);
-    }
+    let limits = Level::MAX.limits_with(nodes);
+    let mut search = Search::new(variant, 20).with_stop(stop);
     search
         .root_scores(earlier, position, limits, true)
         .unwrap_or_default()
@@ -312,10 +309,7 @@ pub fn analyse(
     stop: Option<&AtomicBool>,
 ) -> Vec<Option<Judged>> {
     let table = table.filter(|t| t.is_of(variant));
-    let mut search = Search::new(variant, 18);
-    if let Some(flag) = stop {
-        search = search.with_stop(flag);
-    }
+    let mut search = Search::new(variant, 18).with_stop(stop);
     let limits = Limits { depth: 64, nodes };
     let class = |v: Value| match v {
         Value::Win(_) => 2,

@@ -89,9 +89,9 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Stops the search, at the deepest iteration finished, once `flag` is set.
-    pub fn with_stop(mut self, flag: &'a AtomicBool) -> Search<'a> {
-        self.stop = Some(flag);
+    /// Stops the search, at the deepest iteration finished, once `flag` (if any) is set.
+    pub fn with_stop(mut self, flag: Option<&'a AtomicBool>) -> Search<'a> {
+        self.stop = flag;
         self
     }
 

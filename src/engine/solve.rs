@@ -66,6 +66,12 @@ pub fn positions(variant: &Variant) -> usize {
     LayerKey::all(variant).iter().map(|k| k.len(points)).sum()
 }
 
+/// Whether `variant`'s table is small enough to solve whenever it is wanted rather than keep in
+/// a file (Three Men's Morris: a few thousand positions, about a millisecond).
+pub fn on_the_spot(variant: &Variant) -> bool {
+    positions(variant) <= 1_000_000
+}
+
 /// A layer in the making: undecided positions count their turns still undecided.
 struct Work {
     values: Vec<u16>,
@@ -93,6 +99,11 @@ impl Buckets {
             list.resize_with(d + 1, Vec::new);
         }
         list[d].push(index);
+    }
+
+    /// The positions at distance `d`, leaving the list empty.
+    fn take(list: &mut [Vec<u32>], d: usize) -> Vec<u32> {
+        list.get_mut(d).map(std::mem::take).unwrap_or_default()
     }
 
     fn merge(&mut self, other: Buckets) {
@@ -173,22 +184,14 @@ fn solve_layer(
     // Then backwards through the layer, nearest the end first.
     let mut d = 0;
     while d < buckets.done.len().max(buckets.maybe.len()) {
-        let maybe = buckets
-            .maybe
-            .get_mut(d)
-            .map(std::mem::take)
-            .unwrap_or_default();
+        let maybe = Buckets::take(&mut buckets.maybe, d);
         for s in maybe {
             if work.values[s as usize] == DRAW {
                 work.values[s as usize] = code(Value::Win(d as u16));
                 Buckets::push(&mut buckets.done, d as u16, s);
             }
         }
-        let done = buckets
-            .done
-            .get_mut(d)
-            .map(std::mem::take)
-            .unwrap_or_default();
+        let done = Buckets::take(&mut buckets.done, d);
         for s in done {
             let lost = d % 2 == 0;
             for_each_predecessor(variant, solved.numbering(), key, s as usize, |q| {

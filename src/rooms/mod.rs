@@ -42,7 +42,7 @@ use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::room_ms;
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
 use command::{Answer, Command};
-pub use computer::{ComputerConfig, level_of, seat_marker};
+pub use computer::{ComputerConfig, level_of, read_table, seat_marker, write_table};
 pub use error::RoomError;
 use outbox::Outbox;
 use std::collections::{BTreeMap, HashMap};

@@ -5,21 +5,18 @@
 //! stores the core's plan, and only once the store has committed it applies the change, bumps
 //! the version and tells every connection.
 
-use super::OfferAction;
 use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from};
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
 use crate::protocol::ErrorCode;
-use crate::protocol::Status;
-use crate::rules::Color;
 use crate::store::StoredGame;
 use crate::time::room_ms;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
@@ -32,27 +29,9 @@ pub(super) struct Room {
     /// After a failed write of an end on time: not to try again before then.
     retry_at: i64,
     /// The version the computer is thinking about, and the flag that stops it.
-    thinking: Option<(u64, Arc<AtomicBool>)>,
+    pub thinking: Option<(u64, Arc<AtomicBool>)>,
     /// How long the computer thought about its last turn.
     pub thought_ms: Option<u64>,
-}
-
-/// The address the computer's own actions come from (it creates no game of its own: a rematch
-/// it agrees to is charged to the human who asked).
-const LOCAL: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
-
-/// How long the computer may think: its level's time, and in a timed game no more than a
-/// thirtieth of what it has left plus half its increment.
-fn think_budget(level: crate::engine::Level, table: &Table, side: Color) -> Duration {
-    let level_ms: i64 = [300, 500, 800, 1_500, 3_000, 5_000][usize::from(level.number() - 1)];
-    let ms = match (&table.clock, table.control) {
-        (Some(clock), crate::clock::TimeControl::Fischer { increment_ms, .. }) => {
-            let left = clock.left_at(room_ms(), table.game.turns().len(), side)[side.index()];
-            level_ms.min(left / 30 + increment_ms / 2)
-        }
-        _ => level_ms,
-    };
-    Duration::from_millis(ms.max(50) as u64)
 }
 
 /// What woke a room.
@@ -182,7 +161,11 @@ impl Room {
     /// Stores a plan, then applies it, bumps the version and tells everyone: the one place a
     /// game changes. A write the store refuses (another writer was first) reloads the room
     /// and fails with the plan's `lost`.
-    async fn execute(&mut self, rooms: &Rooms, plan: Option<Plan>) -> Result<(), RoomError> {
+    pub(super) async fn execute(
+        &mut self,
+        rooms: &Rooms,
+        plan: Option<Plan>,
+    ) -> Result<(), RoomError> {
         let Some(Plan { op, change, lost }) = plan else {
             return Ok(());
         };
@@ -307,145 +290,16 @@ impl Room {
                 turn,
                 thought_ms,
             } => {
-                if self.thinking.as_ref().is_none_or(|(v, _)| *v != version)
-                    || self.table.version != version
-                {
-                    return;
-                }
-                self.thinking = None;
-                let seat = self.table.game.to_move();
-                self.thought_ms = Some(thought_ms);
-                let sent = Instant::now();
-                let played = self
-                    .act(rooms, Actor::Seat(Some(seat)), LOCAL, Action::Turn(turn))
-                    .await;
-                rooms.count_turn(sent, &played);
-                if let Err(e) = played {
-                    tracing::warn!(game = %self.table.id, error = %e, "the computer's turn was refused");
-                }
+                self.play_computer_turn(rooms, version, turn, thought_ms)
+                    .await
             }
         }
-    }
-
-    /// Starts the computer thinking when it is to move in a game in play (and it is not thinking
-    /// about this moment already); stops a search of a moment the game has left.
-    pub(super) fn think(&mut self, rooms: &Rooms) {
-        let to_move = self.table.game.to_move();
-        let level = (self.table.status == Status::Playing)
-            .then(|| self.table.computer(to_move))
-            .flatten();
-        let version = self.table.version;
-        if self.thinking.as_ref().is_some_and(|(v, _)| *v == version) && level.is_some() {
-            return;
-        }
-        self.stop_thinking();
-        let Some(level) = level else { return };
-        let table = &self.table;
-        let stop = Arc::new(AtomicBool::new(false));
-        let positions: Vec<_> = table.game.positions().collect();
-        let (position, earlier) = positions.split_last().expect("a game has a position");
-        let budget = think_budget(level, table, to_move);
-        let job = super::computer::Job {
-            variant: table.game.variant().clone(),
-            earlier: earlier.to_vec(),
-            position: *position,
-            level,
-            // Each game its own mistakes, the same ones should it be replayed.
-            seed: table.id.bytes().fold(table.version, |h, b| {
-                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3)
-            }),
-            budget,
-        };
-        rooms
-            .inner
-            .computer
-            .think(rooms, table.id.clone(), table.version, job, stop.clone());
-        self.thinking = Some((table.version, stop));
-    }
-
-    /// Stops the computer's search, if one runs.
-    pub(super) fn stop_thinking(&mut self) {
-        if let Some((_, stop)) = self.thinking.take() {
-            stop.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// The computer answers what its human opponent just asked: a draw when its position is no
-    /// better than even, a takeback always, a rematch always (charged to the human, `from`).
-    async fn answer_for_computer(&mut self, rooms: &Rooms, human: Color, from: IpAddr) {
-        let computer = human.opponent();
-        let Some(level) = self.table.computer(computer) else {
-            return;
-        };
-        let now = room_ms();
-        let ask = if self.table.pending_takeback() == Some(human) {
-            Ask::Takeback {
-                seat: computer,
-                action: OfferAction::Accept,
-            }
-        } else if self.table.pending_draw() == Some(human) {
-            let action = if self.computer_takes_draw(rooms, level) {
-                OfferAction::Accept
-            } else {
-                OfferAction::Decline
-            };
-            Ask::Draw {
-                seat: computer,
-                action,
-            }
-        } else if self.table.rematch_offer == Some(human) && self.table.rematch.is_none() {
-            Ask::Rematch {
-                seat: computer,
-                fresh: Fresh {
-                    id: secrets::new_id(now),
-                },
-            }
-        } else {
-            return;
-        };
-        let plan = match self.table.decide(ask, now) {
-            Ok(plan) => plan,
-            Err(_) => return,
-        };
-        if let Some(Plan {
-            change: Change::Rematch(_),
-            ..
-        }) = &plan
-            && rooms.charge(from).is_err()
-        {
-            return;
-        }
-        if let Err(e) = self.execute(rooms, plan).await {
-            tracing::debug!(game = %self.table.id, error = %e, "the computer's answer was not stored");
-        }
-    }
-
-    /// Whether the computer accepts a draw now: a solved board's value says it cannot win, or the
-    /// evaluation says it stands no better than even.
-    fn computer_takes_draw(&self, rooms: &Rooms, _level: crate::engine::Level) -> bool {
-        let variant = self.table.game.variant();
-        let position = self.table.game.position();
-        // The offer was made on the human's turn or after it: judge for the side it concerns.
-        let computer_to_move = self.table.computer(position.to_move()).is_some();
-        if let Some(table) = rooms.inner.computer.table(rooms, variant)
-            && let Some(value) = table.value(position)
-        {
-            let for_computer = if computer_to_move {
-                value
-            } else {
-                value.back()
-            };
-            return !matches!(for_computer, crate::engine::Value::Win(_));
-        }
-        let score = crate::engine::eval::evaluate(variant, position);
-        let for_computer = if computer_to_move { score } else { -score };
-        for_computer <= 0
     }
 
     /// A player's action: decided by the core, then executed. The ask that starts a rematch
     /// creates a game, which `from` is charged for. Answers a rematch with the actor's seat in
     /// it, once it has started.
-    async fn act(
+    pub(super) async fn act(
         &mut self,
         rooms: &Rooms,
         actor: Actor,

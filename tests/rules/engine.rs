@@ -2,21 +2,13 @@
 //! against what is known of perfect play (REFERENCE.md §6); perfect play never losing a game it
 //! had not already lost; and the search finding forced ends that the tables confirm.
 
+use crate::game::variant;
 use crate::random::Rng;
-use merels::catalog::Catalog;
 use merels::engine::index::LayerKey;
 use merels::engine::{self, Ask, Level, Limits, Search, Table, Value};
 use merels::rules::{Color, Game, Position, Variant};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-
-fn variant(slug: &str, options: &[(&str, &str)]) -> Arc<Variant> {
-    let choices: BTreeMap<String, String> = options
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Catalog::builtin().configure(slug, &choices).unwrap()
-}
 
 fn three_mens_configurations() -> Vec<Arc<Variant>> {
     let mut all = Vec::new();

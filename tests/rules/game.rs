@@ -6,7 +6,8 @@ use merels::rules::{Color, Game, IllegalTurn, Outcome, Record, Termination, Vari
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-fn variant(slug: &str, options: &[(&str, &str)]) -> Arc<Variant> {
+/// A catalog variant with some table options chosen (the engine's tests use it too).
+pub(crate) fn variant(slug: &str, options: &[(&str, &str)]) -> Arc<Variant> {
     let choices: BTreeMap<String, String> = options
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
