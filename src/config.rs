@@ -68,6 +68,10 @@ pub struct Config {
     #[arg(long, env = "MERELS_GAMES_PER_MINUTE", default_value_t = 10)]
     pub games_per_minute: u32,
 
+    /// Of those, games against the computer one IP address may start per hour.
+    #[arg(long, env = "MERELS_COMPUTER_GAMES_PER_HOUR", default_value_t = 30)]
+    pub computer_games_per_hour: u32,
+
     /// Searches the computer may run at once (each on a thread of its own); more wait.
     #[arg(long, env = "MERELS_ENGINE_THREADS", default_value_t = 1)]
     pub engine_threads: usize,
@@ -146,6 +150,7 @@ impl Config {
             max_body_bytes: 16384,
             messages_per_sec: 20,
             games_per_minute: 10,
+            computer_games_per_hour: 30,
             engine_threads: 1,
             tables: None,
             connections_per_ip: 64,

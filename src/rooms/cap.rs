@@ -1,6 +1,6 @@
-//! The one cap on new games per address. Every way a game is made (the setup form, the API, a
-//! rematch) is charged here, and only once the request has been found good: a refused request
-//! costs its sender nothing.
+//! The caps on new games per address: one on every game, however it is made (the setup form, the
+//! API, a rematch), and one of its own on games against the computer, a shared and costly
+//! opponent. Both are charged here, and only once the request has been found good.
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::IpAddr;
@@ -14,7 +14,7 @@ const FORGET_ABOVE: usize = 10_000;
 /// How often, at most, the remembered addresses are swept.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
-/// New games per address per minute, with the whole minute's allowance as a burst.
+/// New games per address per period, with the whole period's allowance as a burst.
 #[derive(Debug)]
 pub(super) struct GameCap {
     limiter: DefaultKeyedRateLimiter<IpAddr>,
@@ -24,11 +24,23 @@ pub(super) struct GameCap {
 }
 
 impl GameCap {
-    /// A cap of `per_minute` games (at least one).
-    pub fn new(per_minute: u32) -> GameCap {
-        let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+    /// A cap of `per_minute` games a minute (at least one).
+    pub fn per_minute(per_minute: u32) -> GameCap {
+        GameCap::new(Quota::per_minute(
+            NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN),
+        ))
+    }
+
+    /// A cap of `per_hour` games an hour (at least one).
+    pub fn per_hour(per_hour: u32) -> GameCap {
+        GameCap::new(Quota::per_hour(
+            NonZeroU32::new(per_hour).unwrap_or(NonZeroU32::MIN),
+        ))
+    }
+
+    fn new(quota: Quota) -> GameCap {
         GameCap {
-            limiter: RateLimiter::keyed(Quota::per_minute(per_minute)),
+            limiter: RateLimiter::keyed(quota),
             swept: Mutex::new(Instant::now()),
         }
     }
@@ -53,7 +65,7 @@ mod tests {
 
     #[test]
     fn each_address_has_its_own_allowance() {
-        let cap = GameCap::new(3);
+        let cap = GameCap::per_minute(3);
         let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "::1".parse().unwrap());
         assert!(cap.charge(a) && cap.charge(a) && cap.charge(a));
         assert!(!cap.charge(a), "the minute's allowance is spent");
@@ -63,5 +75,13 @@ mod tests {
             cap.charge(IpAddr::from(i.to_be_bytes()));
         }
         assert!(!cap.charge(a));
+    }
+
+    #[test]
+    fn an_hourly_cap_holds_its_whole_hour_as_the_burst() {
+        let cap = GameCap::per_hour(2);
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        assert!(cap.charge(a) && cap.charge(a));
+        assert!(!cap.charge(a), "the next one is half an hour away");
     }
 }

@@ -367,7 +367,7 @@ impl Room {
             change: Change::Rematch(_),
             ..
         }) = &plan
-            && rooms.charge(from).is_err()
+            && rooms.charge(from, true).is_err()
         {
             return;
         }

@@ -187,6 +187,11 @@ impl Table {
             .and_then(super::computer::level_of)
     }
 
+    /// Whether the computer holds either seat.
+    pub fn against_computer(&self) -> bool {
+        Color::BOTH.into_iter().any(|c| self.computer(c).is_some())
+    }
+
     /// The seat whose secret is `secret`, if any.
     pub fn seat_of_secret(&self, secret: &str) -> Option<Color> {
         Color::BOTH.into_iter().find(|c| {

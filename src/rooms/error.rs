@@ -56,6 +56,9 @@ pub enum RoomError {
     /// The address has created all the games it may this minute.
     #[error("at most {0} new games a minute from one address; try again shortly")]
     RateLimited(u32),
+    /// The address has started all the games against the computer it may this hour.
+    #[error("at most {0} new games against the computer an hour from one address; try again later")]
+    ComputerRateLimited(u32),
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
@@ -78,7 +81,7 @@ impl RoomError {
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
-            RoomError::RateLimited(_) => ErrorCode::RateLimited,
+            RoomError::RateLimited(_) | RoomError::ComputerRateLimited(_) => ErrorCode::RateLimited,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }
     }

@@ -100,6 +100,8 @@ pub struct RoomsConfig {
     pub absent_untimed: Duration,
     /// Games one address may create per minute, by any way there is (at least one).
     pub games_per_minute: u32,
+    /// Of those, games against the computer one address may start per hour (at least one).
+    pub computer_games_per_hour: u32,
     /// The computer's threads and tables.
     pub computer: ComputerConfig,
 }
@@ -112,6 +114,7 @@ impl Default for RoomsConfig {
             absent_timed: Duration::from_secs(30),
             absent_untimed: Duration::from_secs(120),
             games_per_minute: 10,
+            computer_games_per_hour: 30,
             computer: ComputerConfig::default(),
         }
     }
@@ -134,6 +137,7 @@ struct Inner {
     catalog: &'static Catalog,
     config: RoomsConfig,
     cap: cap::GameCap,
+    computer_cap: cap::GameCap,
     computer: computer::Computer,
     generation: AtomicU64,
     shutdown: CancellationToken,
@@ -161,7 +165,8 @@ impl Rooms {
                 store,
                 metrics,
                 catalog,
-                cap: cap::GameCap::new(config.games_per_minute),
+                cap: cap::GameCap::per_minute(config.games_per_minute),
+                computer_cap: cap::GameCap::per_hour(config.computer_games_per_hour),
                 computer: computer::Computer::new(&config.computer),
                 config,
                 generation: AtomicU64::new(0),
@@ -211,7 +216,7 @@ impl Rooms {
             .catalog
             .configure(variant, options)
             .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
-        self.charge(from)?;
+        self.charge(from, computer.is_some())?;
         let color = match color {
             ColorChoice::White => Color::White,
             ColorChoice::Black => Color::Black,
@@ -418,15 +423,22 @@ impl Rooms {
         result
     }
 
-    /// Takes one new game from `from`'s allowance, or refuses (and counts the refusal).
-    fn charge(&self, from: IpAddr) -> Result<(), RoomError> {
-        if self.inner.cap.charge(from) {
-            return Ok(());
+    /// Takes one new game from `from`'s allowance, and one from its allowance of games against
+    /// the computer when it is one, or refuses (and counts the refusal). The minute's cap goes
+    /// first: a game it refuses does not spend the hour's, which refills slower.
+    fn charge(&self, from: IpAddr, computer: bool) -> Result<(), RoomError> {
+        let config = &self.inner.config;
+        if !self.inner.cap.charge(from) {
+            self.metrics().limit("games_per_minute");
+            return Err(RoomError::RateLimited(config.games_per_minute.max(1)));
         }
-        self.metrics().limit("games_per_minute");
-        Err(RoomError::RateLimited(
-            self.inner.config.games_per_minute.max(1),
-        ))
+        if computer && !self.inner.computer_cap.charge(from) {
+            self.metrics().limit("computer_games_per_hour");
+            return Err(RoomError::ComputerRateLimited(
+                config.computer_games_per_hour.max(1),
+            ));
+        }
+        Ok(())
     }
 
     /// Counts a turn played (and how long it took since `since`) or refused (and why).

@@ -332,7 +332,7 @@ impl Room {
             ..
         }) = &plan
         {
-            rooms.charge(from)?;
+            rooms.charge(from, self.table.against_computer())?;
         }
         let asked_again = rematch && plan.is_none() && self.table.rematch.is_some();
         self.execute(rooms, plan).await?;

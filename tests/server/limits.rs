@@ -186,6 +186,36 @@ async fn rematches_spend_the_same_allowance_as_new_games() {
     server.stop().await;
 }
 
+/// Games against the computer have a cap of their own beside the one on every game: over it an
+/// address still makes games with friends, but starts no more against the computer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_against_the_computer_have_their_own_cap() {
+    let server = TestServer::start_with(|c| c.computer_games_per_hour = 2).await;
+    let http = server.http();
+    let against_computer = json!({"variant": "three-mens-morris", "color": "black", "computer": 1});
+    for _ in 0..2 {
+        http.create_with(against_computer.clone()).await;
+    }
+    let (status, body) = http
+        .request("POST", "/api/games", None, Some(against_computer))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (429, Some("rate_limited")),
+        "{body}"
+    );
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("against the computer an hour")),
+        "{body}"
+    );
+    assert_eq!(violations(&server, "computer_games_per_hour").await, 1.0);
+    http.create("three-mens-morris", "white").await;
+    assert_eq!(violations(&server, "games_per_minute").await, 0.0);
+    server.stop().await;
+}
+
 /// Behind a trusted proxy, the address is the hop that proxy added (the right-most), not one
 /// the client wrote to its left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
