@@ -3,6 +3,9 @@
 //! and S spectators each over real WebSockets, and plays random legal turns in a closed loop: each
 //! player moves as soon as it sees that it is its turn. It reports turns per second, the latency
 //! from a player's send to the spectators' receipt, errors, and the server's memory and CPU.
+//! With `--computer-games`, merels also hosts that many games against the computer, each with a
+//! player moving at random as soon as it may, so that the computer's threads are busy throughout:
+//! the human games' figures then show what a busy computer costs them.
 //!
 //! Benchmarks are commands, not tests: nothing here asserts a speed.
 
@@ -59,6 +62,16 @@ pub struct BenchArgs {
     /// Do not pin the server to core 0 and the load to the other cores.
     #[arg(long)]
     pub no_pin: bool,
+    /// Games against the computer merels hosts beside the measured games (none on the bare
+    /// server). Their turns are counted apart; the server's CPU includes the computer's.
+    #[arg(long, default_value_t = 0)]
+    pub computer_games: usize,
+    /// The computer's level in those games.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u8).range(1..=6))]
+    pub computer_level: u8,
+    /// The server's engine threads (`MERELS_ENGINE_THREADS`).
+    #[arg(long, default_value_t = 1)]
+    pub engine_threads: usize,
 }
 
 /// Which database.
@@ -98,11 +111,14 @@ pub struct Figures {
     /// Turns per game that ended: how often the load generator replaced a game (created,
     /// joined and connected to a new one). Both servers should show about the same.
     pub turns_per_game: f64,
+    /// Turns per second in the games against the computer (the computer's and its opponent's).
+    pub computer_game_turns_per_s: f64,
 }
 
 /// What one measurement of one server collected.
 struct Sample {
     turns: u64,
+    computer_game_turns: u64,
     games_ended: u64,
     seconds: f64,
     cpu_seconds: f64,
@@ -120,6 +136,7 @@ impl Figures {
         let total_turns = samples.iter().map(|s| s.turns).sum::<u64>() as f64;
         let ended = samples.iter().map(|s| s.games_ended).sum::<u64>() as f64;
         let turns = total_turns / seconds.max(1e-9);
+        let computer_turns = samples.iter().map(|s| s.computer_game_turns).sum::<u64>() as f64;
         let cpu = samples.iter().map(|s| s.cpu_seconds).sum::<f64>() / seconds.max(1e-9);
         let errors = samples.iter().map(|s| s.errors).sum();
         let server_rss_bytes = samples.iter().map(|s| s.rss).max().unwrap_or(0);
@@ -145,6 +162,7 @@ impl Figures {
             cpu_us_per_turn: if turns > 0.0 { 1e6 * cpu / turns } else { 0.0 },
             samples: lat.len(),
             turns_per_game: ratio(total_turns, ended),
+            computer_game_turns_per_s: computer_turns / seconds.max(1e-9),
         }
     }
 }
@@ -171,6 +189,12 @@ pub struct Report {
     pub seconds: u64,
     /// merels's database.
     pub database: Database,
+    /// Games against the computer beside the measured ones, on merels.
+    pub computer_games: usize,
+    /// The computer's level in them.
+    pub computer_level: u8,
+    /// merels's engine threads.
+    pub engine_threads: usize,
     /// merels.
     pub merels: Figures,
     /// The bare broadcast server.
@@ -237,6 +261,9 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         spectators: args.spectators,
         seconds: args.seconds,
         database: args.database,
+        computer_games: args.computer_games,
+        computer_level: args.computer_level,
+        engine_threads: args.engine_threads,
         ratio_turns_per_s: ratio(merels.turns_per_s, bare.turns_per_s),
         ratio_cpu_per_turn: ratio(bare.cpu_us_per_turn, merels.cpu_us_per_turn),
         merels,
@@ -263,6 +290,16 @@ fn print_table(r: &Report) {
         r.rounds.len(),
         r.database
     );
+    if r.computer_games > 0 {
+        println!(
+            "merels also hosts {} games against the computer (level {}, {} engine thread(s)): \
+             {:.1} turns/s in them; merels's CPU includes the computer's",
+            r.computer_games,
+            r.computer_level,
+            r.engine_threads,
+            r.merels.computer_game_turns_per_s
+        );
+    }
     println!(
         "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11} {:>10}",
         "server",
@@ -406,6 +443,8 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
                 .env("MERELS_GAMES_PER_MINUTE", "100000000")
                 .env("MERELS_CONNECTIONS_PER_IP", "100000000")
                 .env("MERELS_MESSAGES_PER_SEC", "100000")
+                .env("MERELS_COMPUTER_GAMES_PER_HOUR", "100000000")
+                .env("MERELS_ENGINE_THREADS", args.engine_threads.to_string())
                 .env("RUST_LOG", "warn");
         }
     }
@@ -624,7 +663,9 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
             server.addr,
             slot,
             args.variant.clone(),
-            args.spectators,
+            Opponent::Friend {
+                spectators: args.spectators,
+            },
             shared.clone(),
             go_rx.clone(),
         )));
@@ -640,6 +681,22 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     let idle_per_client = idle_rss.saturating_sub(empty_rss) / want.max(1) as u64;
 
     let _ = go_tx.send(true);
+    // The games against the computer start with play: they are load, not clients to weigh idle.
+    let computer = Arc::new(Shared::default());
+    if kind == Kind::Merels {
+        for slot in args.games..args.games + args.computer_games {
+            tables.push(tokio::spawn(table(
+                server.addr,
+                slot,
+                args.variant.clone(),
+                Opponent::Computer {
+                    level: args.computer_level,
+                },
+                computer.clone(),
+                go_rx.clone(),
+            )));
+        }
+    }
     // Warm up until the games have ended once on average. Every table starts at once, so the
     // first games end in a wave; a window that caught more or less of it would weigh the
     // replacing of games more or less, and the two servers differently.
@@ -652,14 +709,20 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (_, ticks_before) = usage(pid);
     let ended_before = shared.games_ended.load(Ordering::Relaxed);
-    shared.measuring.store(true, Ordering::Relaxed);
+    for s in [&shared, &computer] {
+        s.measuring.store(true, Ordering::Relaxed);
+    }
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
-    shared.measuring.store(false, Ordering::Relaxed);
+    for s in [&shared, &computer] {
+        s.measuring.store(false, Ordering::Relaxed);
+    }
     let ended = shared.games_ended.load(Ordering::Relaxed) - ended_before;
     let elapsed = started.elapsed().as_secs_f64();
     let (rss, ticks_after) = usage(pid);
-    shared.stop.store(true, Ordering::Relaxed);
+    for s in [&shared, &computer] {
+        s.stop.store(true, Ordering::Relaxed);
+    }
     for t in tables {
         t.abort();
     }
@@ -668,14 +731,24 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     let ticks_per_s = 100.0; // USER_HZ on Linux
     Ok(Sample {
         turns: shared.turns.load(Ordering::Relaxed),
+        computer_game_turns: computer.turns.load(Ordering::Relaxed),
         games_ended: ended,
         seconds: elapsed,
         cpu_seconds: ticks_after.saturating_sub(ticks_before) as f64 / ticks_per_s,
         latencies_us: std::mem::take(&mut *shared.latencies.lock().unwrap()),
-        errors: shared.errors.load(Ordering::Relaxed),
+        errors: shared.errors.load(Ordering::Relaxed) + computer.errors.load(Ordering::Relaxed),
         rss,
         idle_per_client,
     })
+}
+
+/// Who sits across from a table's first player.
+#[derive(Debug, Clone, Copy)]
+enum Opponent {
+    /// A second player of the load generator's, with this many spectators watching.
+    Friend { spectators: usize },
+    /// The computer at this level, unwatched.
+    Computer { level: u8 },
 }
 
 /// One table: a game with its players and spectators, started again whenever it ends.
@@ -683,7 +756,7 @@ async fn table(
     addr: SocketAddr,
     slot: usize,
     variant: String,
-    spectators: usize,
+    opponent: Opponent,
     shared: Arc<Shared>,
     go: tokio::sync::watch::Receiver<bool>,
 ) {
@@ -691,7 +764,7 @@ async fn table(
     // games equally long, and the games' lengths a table's mean rather than random play's.
     let mut nth = 0u64;
     while !shared.stop.load(Ordering::Relaxed) {
-        match game(addr, slot, &variant, spectators, &shared, go.clone(), nth).await {
+        match game(addr, slot, &variant, opponent, &shared, go.clone(), nth).await {
             Ok(()) => {}
             Err(_) => {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
@@ -706,24 +779,40 @@ async fn game(
     addr: SocketAddr,
     slot: usize,
     variant: &str,
-    spectators: usize,
+    opponent: Opponent,
     shared: &Arc<Shared>,
     mut go: tokio::sync::watch::Receiver<bool>,
     nth: u64,
 ) -> Result<(), String> {
-    let first = nth == 0;
-    let body = format!("{{\"variant\":\"{variant}\",\"color\":\"white\"}}");
+    let (body, spectators) = match opponent {
+        Opponent::Friend { spectators } => (
+            format!("{{\"variant\":\"{variant}\",\"color\":\"white\"}}"),
+            spectators,
+        ),
+        Opponent::Computer { level } => (
+            format!("{{\"variant\":\"{variant}\",\"color\":\"white\",\"computer\":{level}}}"),
+            0,
+        ),
+    };
+    // Games against the computer start once play has: only the others are weighed idle first.
+    let first = nth == 0 && matches!(opponent, Opponent::Friend { .. });
     let (status, created) = http(addr, "POST", "/api/games", Some(&body), None).await?;
     if status != 201 && status != 200 {
         return Err(format!("create: {status}"));
     }
     let id = created["id"].as_str().ok_or("no id")?.to_string();
     let white = created["secret"].as_str().ok_or("no secret")?.to_string();
-    let (status, joined) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
-    if status != 200 {
-        return Err(format!("join: {status}"));
-    }
-    let black = joined["secret"].as_str().ok_or("no secret")?.to_string();
+    let black = match opponent {
+        Opponent::Friend { .. } => {
+            let path = format!("/api/games/{id}/join");
+            let (status, joined) = http(addr, "POST", &path, None, None).await?;
+            if status != 200 {
+                return Err(format!("join: {status}"));
+            }
+            Some(joined["secret"].as_str().ok_or("no secret")?.to_string())
+        }
+        Opponent::Computer { .. } => None,
+    };
     let sent: SendTimes = Arc::default();
     let mut tasks = Vec::new();
     let n = slot * (2 + spectators);
@@ -733,8 +822,8 @@ async fn game(
         let ws = connect(addr, n + 2 + i, &id, None).await?;
         tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
     }
-    for (i, secret) in [Some(white), Some(black)].into_iter().enumerate() {
-        let ws = connect(addr, n + i, &id, secret.as_deref()).await?;
+    for (i, secret) in [Some(white), black].into_iter().flatten().enumerate() {
+        let ws = connect(addr, n + i, &id, Some(&secret)).await?;
         tasks.push(tokio::spawn(player(
             ws,
             shared.clone(),
@@ -894,6 +983,7 @@ mod tests {
     fn sample(turns: u64, seconds: f64, cpu_seconds: f64, latencies_us: Vec<u32>) -> Sample {
         Sample {
             turns,
+            computer_game_turns: turns / 10,
             games_ended: turns / 100,
             seconds,
             cpu_seconds,
@@ -924,5 +1014,6 @@ mod tests {
         assert_eq!(f.idle_bytes_per_client, 3_000);
         // Games ended over turns, over every round.
         assert_eq!(f.turns_per_game, 100.0);
+        assert_eq!(f.computer_game_turns_per_s, 20.0);
     }
 }

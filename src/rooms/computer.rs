@@ -1,9 +1,10 @@
 //! The computer as a player: a seat held by a level instead of a secret, and the thinking that
 //! plays it.
 //!
-//! The engine thinks on the blocking pool, never on a room's task; a semaphore caps how many
-//! searches run at once (`MERELS_ENGINE_THREADS`), so human games stay responsive while every
-//! engine thread is busy. Its turn comes back to the room as a command and is played as anyone's
+//! The engine thinks on threads of its own at the lowest CPU priority ([`super::threads`]), never
+//! on a room's task, as many at once as `MERELS_ENGINE_THREADS` says (a semaphore holds the rest
+//! back, and their time starts when a thread is theirs), so human games stay responsive while
+//! every engine thread is busy. Its turn comes back to the room as a command and is played as anyone's
 //! is: the same checks, the same store. A turn thought for a moment the game has left (a takeback,
 //! a resignation) is dropped by the room.
 //!
@@ -16,6 +17,7 @@ use super::OfferAction;
 use super::command::Command;
 use super::core::{Ask, Change, Fresh, Plan, Table as Seats};
 use super::task::Room;
+use super::threads::{Threads, run_apart};
 use super::{Action, Actor, RoomError, Rooms, secrets};
 use crate::engine::{self, Level, Table};
 use crate::protocol::Status;
@@ -70,7 +72,9 @@ impl Default for ComputerConfig {
 /// The solved tables and the engine threads, shared by every room.
 #[derive(Debug)]
 pub(super) struct Computer {
-    threads: Arc<Semaphore>,
+    /// A permit a thread: who may think now.
+    permits: Arc<Semaphore>,
+    threads: Threads,
     folder: Option<PathBuf>,
     /// By file name: the table, or `None` while it loads (or after it failed to).
     tables: Mutex<HashMap<String, Option<Arc<Table>>>>,
@@ -90,7 +94,8 @@ pub(super) struct Job {
 impl Computer {
     pub fn new(config: &ComputerConfig) -> Computer {
         Computer {
-            threads: Arc::new(Semaphore::new(config.threads.max(1))),
+            permits: Arc::new(Semaphore::new(config.threads.max(1))),
+            threads: Threads::start(config.threads),
             folder: config.tables.clone(),
             tables: Mutex::new(HashMap::new()),
         }
@@ -117,14 +122,16 @@ impl Computer {
         let rooms = rooms.clone();
         // Not one of the rooms' tracked tasks: a solve cannot be cut short, and shutdown need
         // not wait for it (the file is written whole or not at all).
-        tokio::task::spawn_blocking(move || match load_or_solve(folder, &variant) {
-            Ok(table) => {
-                tracing::info!(table = %name, "solved table ready");
-                let computer = &rooms.inner.computer;
-                let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
-                tables.insert(name, Some(Arc::new(table)));
+        run_apart("merels-solve", move || {
+            match load_or_solve(folder, &variant) {
+                Ok(table) => {
+                    tracing::info!(table = %name, "solved table ready");
+                    let computer = &rooms.inner.computer;
+                    let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
+                    tables.insert(name, Some(Arc::new(table)));
+                }
+                Err(e) => tracing::warn!(table = %name, error = %e, "no solved table; searching"),
             }
-            Err(e) => tracing::warn!(table = %name, error = %e, "no solved table; searching"),
         });
         None
     }
@@ -133,20 +140,20 @@ impl Computer {
     /// [`Command::ComputerTurn`] for `version`. Setting `stop` ends the thinking early (the game
     /// moved on); so does shutdown.
     pub fn think(&self, rooms: &Rooms, id: String, version: u64, job: Job, stop: Arc<AtomicBool>) {
-        let threads = Arc::clone(&self.threads);
+        let permits = Arc::clone(&self.permits);
         let rooms = rooms.clone();
         let table = self.table(&rooms, &job.variant);
         let tasks = rooms.inner.tasks.clone();
         tasks.spawn(async move {
             let shutdown = rooms.inner.shutdown.clone();
             let permit = tokio::select! {
-                permit = threads.acquire_owned() => permit,
+                permit = permits.acquire_owned() => permit,
                 _ = shutdown.cancelled() => return,
             };
             let started = tokio::time::Instant::now();
             let flag = Arc::clone(&stop);
             let variant = Arc::clone(&job.variant);
-            let mut thinking = tokio::task::spawn_blocking(move || {
+            let mut thinking = rooms.inner.computer.threads.run(move || {
                 engine::choose(engine::Ask {
                     variant: &job.variant,
                     table: table.as_deref(),
@@ -192,14 +199,14 @@ impl Computer {
     ) -> Result<Analysis, RoomError> {
         let variant = Arc::clone(game.variant());
         let table = self.table(rooms, &variant);
-        let _permit = Arc::clone(&self.threads)
+        let _permit = Arc::clone(&self.permits)
             .acquire_owned()
             .await
             .map_err(|_| RoomError::Unavailable)?;
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let exact = table.is_some();
-        let work = tokio::task::spawn_blocking(move || {
+        let work = self.threads.run(move || {
             let positions: Vec<Position> = game.positions().collect();
             let judged = engine::analyse(
                 &variant,

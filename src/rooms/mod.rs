@@ -31,6 +31,7 @@ pub mod secrets;
 mod task;
 #[cfg(test)]
 mod tests;
+mod threads;
 mod view;
 
 use crate::catalog::{Catalog, CatalogError};
