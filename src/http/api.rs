@@ -7,11 +7,11 @@ use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::engine::Level;
 use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry};
-use crate::rooms::{Action, Actor, ColorChoice, SeatGrant};
+use crate::rooms::{Action, Actor, ColorChoice, RoomError, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -231,6 +231,29 @@ pub async fn analysis(
     Path(id): Path<String>,
 ) -> Result<Json<Analysis>, ApiError> {
     Ok(Json(app.rooms.analysis(&id, ANALYSIS_TIME).await?))
+}
+
+/// `GET /api/analysis?variant=SLUG&moves=TURNS[&position=POS][&OPTION=VALUE...]`: the engine's
+/// judgement of turns sent in, for scripts and bots. `moves` is notation separated by spaces or
+/// commas; every other field is one of the variant's options.
+pub async fn analysis_of_turns(
+    State(app): State<AppState>,
+    Query(mut query): Query<BTreeMap<String, String>>,
+) -> Result<Json<Analysis>, ApiError> {
+    let variant = query
+        .remove("variant")
+        .ok_or_else(|| RoomError::BadVariant("which variant? (variant=SLUG)".into()))?;
+    let moves = query.remove("moves").unwrap_or_default();
+    let position = query.remove("position");
+    let turns: Vec<&str> = moves
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .collect();
+    let analysis = app
+        .rooms
+        .analyse_turns(&variant, &query, position.as_deref(), &turns, ANALYSIS_TIME)
+        .await?;
+    Ok(Json(analysis))
 }
 
 /// `GET /api/games/{id}`: the state, the same object as the WebSocket `state` message.

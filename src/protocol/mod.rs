@@ -210,12 +210,14 @@ pub struct ComputerView {
     pub thought_ms: Option<u64>,
 }
 
-/// The engine's judgement of a finished game, turn by turn: `GET /api/games/{id}/analysis`.
+/// The engine's judgement of a game, turn by turn: a stored game's once it is over
+/// (`GET /api/games/{id}/analysis`), or turns sent in (`GET /api/analysis?variant=...`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Analysis {
-    /// The game's id.
-    pub id: CompactString,
+    /// The stored game's id; none for turns sent in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<CompactString>,
     /// The values are exact (a solved board) rather than a search's.
     pub exact: bool,
     /// Every turn played, in order.

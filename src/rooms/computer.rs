@@ -193,7 +193,7 @@ impl Computer {
     pub async fn analyse(
         &self,
         rooms: &Rooms,
-        id: &str,
+        id: Option<&str>,
         game: Game,
         within: Duration,
     ) -> Result<Analysis, RoomError> {
@@ -237,7 +237,7 @@ impl Computer {
         let turns = work.await.map_err(|_| RoomError::Unavailable)?;
         timer.abort();
         Ok(Analysis {
-            id: id.into(),
+            id: id.map(Into::into),
             exact,
             turns,
         })

@@ -38,7 +38,7 @@ use crate::catalog::{Catalog, CatalogError};
 use crate::clock::TimeControl;
 use crate::metrics::Metrics;
 use crate::protocol::{Analysis, GameState};
-use crate::rules::Color;
+use crate::rules::{Color, Game, ReplayError};
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::room_ms;
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
@@ -476,7 +476,37 @@ impl Rooms {
         if game.outcome().is_none() {
             return Err(RoomError::NotAllowed("a game is analysed once it is over"));
         }
-        self.inner.computer.analyse(self, id, game, within).await
+        self.inner
+            .computer
+            .analyse(self, Some(id), game, within)
+            .await
+    }
+
+    /// The engine's judgement of `turns` (in notation) played from the start of `variant` with
+    /// `options`, or from `position`: for scripts and bots, a game that need not be stored nor
+    /// over. Turns that are not notation or break the rules are refused, naming the first.
+    pub async fn analyse_turns(
+        &self,
+        variant: &str,
+        options: &BTreeMap<String, String>,
+        position: Option<&str>,
+        turns: &[&str],
+        within: Duration,
+    ) -> Result<Analysis, RoomError> {
+        let variant = self
+            .inner
+            .catalog
+            .configure(variant, options)
+            .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
+        let start = position
+            .map(|p| variant.parse_position(p))
+            .transpose()
+            .map_err(|e| RoomError::BadNotation(format!("position: {e}")))?;
+        let game = Game::replay(variant, start, turns).map_err(|e| match e {
+            ReplayError::Notation(..) => RoomError::BadNotation(e.to_string()),
+            ReplayError::Illegal { .. } => RoomError::Illegal(e.to_string()),
+        })?;
+        self.inner.computer.analyse(self, None, game, within).await
     }
 
     /// Attaches a connection: the room queues `hello` and the state on `outbox` at once, and every

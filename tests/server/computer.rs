@@ -246,3 +246,65 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     assert_eq!(page.matches("<tr class=").count(), 4, "{page}");
     assert!(page.contains("<code>d6</code>"));
 }
+
+/// Bots and scripts have the analysis of turns sent in, stored nowhere and over or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn turns_sent_in_are_analysed_and_bad_ones_refused() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let get = |query: &'static str| http.request("GET", query, None, None);
+
+    let (status, body) =
+        get("/api/analysis?variant=three-mens-morris&movement=adjacent&moves=a1,b2+c3").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (body["exact"].as_bool(), body.get("id")),
+        (Some(true), None)
+    );
+    let turns = body["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 3);
+    assert_eq!(
+        (turns[0]["best"].as_str(), turns[0]["value"].as_str()),
+        (Some("b2"), Some("win in 9"))
+    );
+    assert_eq!(turns[0]["mark"], "blunder", "{body}");
+    assert_eq!(turns[2]["side"], "white");
+
+    // From a position of its own: White to move, closing a mill.
+    let (status, body) =
+        get("/api/analysis?variant=nine-mens-morris&position=a7,d7+a1,g1+7/7+w&moves=g7xa1").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["exact"], false);
+    assert_eq!(body["turns"][0]["turn"], "g7xa1");
+    assert!(body["turns"][0]["best"].is_string(), "{body}");
+
+    for (query, want) in [
+        ("/api/analysis?moves=b2", (400, "bad_variant")),
+        ("/api/analysis?variant=no-such-morris", (400, "bad_variant")),
+        (
+            "/api/analysis?variant=three-mens-morris&flying=sometimes",
+            (400, "bad_variant"),
+        ),
+        (
+            "/api/analysis?variant=three-mens-morris&moves=b2,zz9",
+            (400, "bad_notation"),
+        ),
+        (
+            "/api/analysis?variant=three-mens-morris&moves=b2,b2",
+            (422, "illegal_turn"),
+        ),
+        (
+            "/api/analysis?variant=three-mens-morris&position=nonsense",
+            (400, "bad_notation"),
+        ),
+    ] {
+        let (status, body) = get(query).await;
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (want.0, Some(want.1)),
+            "{query}: {body}"
+        );
+        assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    server.stop().await;
+}
