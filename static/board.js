@@ -11,6 +11,21 @@ function el(name, attrs = {}, parent = null) {
   return node;
 }
 
+// The points a replayed turn moved a man between: where the mover's men differ on the two
+// boards around it (a man it removed is the other side's). Boards are {white: [...], black: [...]}.
+export function moved(before, after, mover) {
+  const a = new Set(before[mover]);
+  const b = new Set(after[mover]);
+  return new Set([...a, ...b].filter((p) => !(a.has(p) && b.has(p))));
+}
+
+// The men of {white: [...], black: [...]} as a Map point -> side, as `show` takes them.
+export function menAt(sides) {
+  const men = new Map();
+  for (const who of ['white', 'black']) for (const p of sides[who]) men.set(p, who);
+  return men;
+}
+
 export class Board {
   // svg: the <svg> to draw in; geometry: {size, points: [{name, x, y}], lines: [[name...]]};
   // onActivate(name): called when a point is clicked, tapped or chosen with Enter/Space.

@@ -4,7 +4,7 @@
 // the server has stored it. The whole game comes once (`state`); each change after is an
 // `update` that says where the game stands, merged in here.
 
-import { Board } from './board.js';
+import { Board, menAt, moved } from './board.js';
 
 const root = document.getElementById('game');
 const id = root.dataset.game;
@@ -204,12 +204,6 @@ async function maybeJoin() {
 }
 
 // The men on a board ({white: [points], black: [points]}) as a map from point to side.
-function menAt(sides) {
-  const men = new Map();
-  for (const who of ['white', 'black']) for (const p of sides[who]) men.set(p, who);
-  return men;
-}
-
 function sameMove(a, b) {
   return (a.from || null) === (b.from || null) && a.to === b.to;
 }
@@ -294,14 +288,6 @@ function describe(turn, color) {
   let text = turn.from ? `${color} moved ${turn.from} to ${turn.to}` : `${color} placed on ${turn.to}`;
   if (turn.remove) text += `, removing ${turn.remove}`;
   return text;
-}
-
-// The points a replayed turn moved a man between: where the mover's men differ on the two
-// boards around it (a man it removed is the other side's).
-function moved(before, after, mover) {
-  const a = new Set(before[mover]);
-  const b = new Set(after[mover]);
-  return new Set([...a, ...b].filter((p) => !(a.has(p) && b.has(p))));
 }
 
 function render() {

@@ -43,6 +43,16 @@ pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
     ))
 }
 
+/// The buttons that step through a finished game (hidden until a script has a game to step
+/// through): the game page's replay and the analysis page's.
+pub const REPLAY_CONTROLS: &str = "<div id=\"replay\" class=\"replay\" hidden>\
+     <button type=\"button\" data-step=\"first\" aria-label=\"First position\">⏮</button>\
+     <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">◀</button>\
+     <span id=\"replay-at\"></span>\
+     <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">▶</button>\
+     <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">⏭</button>\
+     </div>";
+
 /// The table setup for a variant: its own options only, the colour, and the button.
 pub fn setup_form(info: &VariantInfo) -> String {
     let slug = escape(info.slug());

@@ -206,13 +206,7 @@ pub async fn game(
          <p id=\"handoff\" class=\"handoff\" hidden><a>Continue on another device</a> \
          (this link carries your seat: keep it to yourself)</p>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
-         <div id=\"replay\" class=\"replay\" hidden>\
-         <button type=\"button\" data-step=\"first\" aria-label=\"First position\">⏮</button>\
-         <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">◀</button>\
-         <span id=\"replay-at\"></span>\
-         <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">▶</button>\
-         <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">⏭</button>\
-         </div>\n\
+         {replay}\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
          <p id=\"analysis-link\"{analysis}>The computer's analysis</a></p>\n\
@@ -222,6 +216,7 @@ pub async fn game(
         share = escape(&share),
         position = escape(&state.now.position),
         analysis = analysis,
+        replay = super::html::REPLAY_CONTROLS,
         control = if state.now.time_control.is_timed() {
             format!("Time: {}", state.now.time_control.words())
         } else {
@@ -241,11 +236,22 @@ fn not_found() -> Response {
         .into_response()
 }
 
-/// `GET /g/{id}/analysis`: the engine's judgement of a finished game as a table, one row a turn,
-/// the turns that threw a result away marked.
+/// `GET /g/{id}/analysis`: the engine's judgement of a finished game. Without JavaScript, a table
+/// with a row a turn, the turns that threw a result away marked; `analysis.js` adds the board,
+/// stepped through the game, with the best turn of each position drawn on it.
 pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Response {
-    let analysis = match app.rooms.analysis(&id, super::api::ANALYSIS_TIME).await {
-        Ok(analysis) => analysis,
+    let judged = async {
+        let analysis = app.rooms.analysis(&id, super::api::ANALYSIS_TIME).await?;
+        let state = app.rooms.state(&id).await?;
+        let variant = app
+            .rooms
+            .catalog()
+            .configure(&state.variant, &state.options)
+            .map_err(|e| RoomError::BadVariant(e.to_string()))?;
+        Ok::<_, RoomError>((analysis, state, variant))
+    };
+    let (analysis, state, variant) = match judged.await {
+        Ok(judged) => judged,
         Err(RoomError::NotFound) => return not_found(),
         Err(e) => {
             let main = format!(
@@ -267,30 +273,50 @@ pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Re
         .turns
         .iter()
         .map(|t| {
-            let cell = |v: &Option<compact_str::CompactString>| {
-                escape(v.as_deref().unwrap_or("not reached"))
-            };
+            let cell = |v: Option<&str>| escape(v.unwrap_or("not reached"));
             let mark = t.mark.as_deref().unwrap_or_default();
             format!(
-                "<tr class=\"{mark}\"><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td>\
-                 <td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-                t.ply + 1,
+                "<tr class=\"{mark}\" data-ply=\"{ply}\"><td>{ply}</td><td>{}</td>\
+                 <td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td>{}</td>\
+                 <td>{}</td></tr>",
                 t.side.name(),
                 escape(&t.turn),
-                cell(&t.value),
-                cell(&t.best),
-                cell(&t.played),
-                escape(mark)
+                cell(t.value.as_deref()),
+                cell(t.best.as_ref().map(|b| b.turn.as_str())),
+                cell(t.played.as_deref()),
+                escape(mark),
+                ply = t.ply + 1,
             )
         })
         .collect();
+    // What the board needs, in the page: nothing to fetch, and the same analysis as the table.
+    let data = serde_json::json!({
+        "board": crate::protocol::Geometry::of(variant.board()),
+        "boards": state.boards,
+        "turns": analysis.turns,
+    });
+    // In a script element only `</` could end it early.
+    let data = data.to_string().replace("</", "<\\/");
+    let title = app
+        .rooms
+        .catalog()
+        .get(&state.variant)
+        .map(|v| v.title.clone())
+        .unwrap_or_else(|_| state.variant.to_string());
     let main = format!(
-        "<main class=\"prose analysis\"><h1>Analysis</h1><p>{kind}</p>\
-         <table id=\"analysis\"><thead><tr><th>Ply</th><th>Side</th><th>Played</th>\
+        "<main class=\"game analysis\" id=\"analysis-view\">\n\
+         <section class=\"board-wrap\" hidden>\n\
+         <svg id=\"board\" role=\"img\" aria-label=\"{title} board\"></svg>\n</section>\n\
+         <aside class=\"panel\">\n<h1>Analysis</h1>\n<p>{title}. {kind}</p>\n\
+         <p id=\"judgement\" class=\"judgement\" aria-live=\"polite\"></p>\n{replay}\n\
+         <div class=\"table-wrap\"><table id=\"analysis\"><thead><tr><th>Ply</th><th>Side</th><th>Played</th>\
          <th>Position</th><th>Best</th><th>Played, worth</th><th></th></tr></thead>\
-         <tbody>{rows}</tbody></table>\
-         <p><a href=\"/g/{id}\">Back to the game</a></p></main>",
-        id = escape(&id)
+         <tbody>{rows}</tbody></table></div>\n\
+         <p><a href=\"/g/{id}\">Back to the game</a></p>\n</aside>\n\
+         <script type=\"application/json\" id=\"analysis-data\">{data}</script>\n</main>",
+        id = escape(&id),
+        title = escape(&title),
+        replay = super::html::REPLAY_CONTROLS,
     );
-    layout("Analysis · merels", &main, None).into_response()
+    layout("Analysis · merels", &main, Some("analysis.js")).into_response()
 }

@@ -235,9 +235,10 @@ pub struct TurnJudgement {
     pub side: Color,
     /// The turn played.
     pub turn: CompactString,
-    /// The engine's best turn in the position before it.
+    /// The engine's best turn in the position before it, in notation and in its parts (for
+    /// drawing it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub best: Option<CompactString>,
+    pub best: Option<TurnView>,
     /// What that position was worth for the side to move (`win in 7`, `draw`, `+0.35`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<CompactString>,

@@ -21,7 +21,7 @@ use super::threads::{Threads, run_apart};
 use super::{Action, Actor, RoomError, Rooms, secrets};
 use crate::engine::{self, Level, Table};
 use crate::protocol::Status;
-use crate::protocol::{Analysis, TurnJudgement};
+use crate::protocol::{Analysis, TurnJudgement, TurnView};
 use crate::rules::Color;
 use crate::rules::{Game, Position, Variant};
 use crate::time::room_ms;
@@ -223,7 +223,7 @@ impl Computer {
                     ply,
                     side: before.to_move(),
                     turn: variant.turn_string(turn).into(),
-                    best: judged.map(|j| variant.turn_string(j.best.turn).into()),
+                    best: judged.map(|j| TurnView::of(&variant, j.best.turn)),
                     value: judged.map(|j| j.best.score.to_string().into()),
                     played: judged.map(|j| j.played.to_string().into()),
                     mark: judged.and_then(|j| j.mark).map(|m| m.as_str().into()),

@@ -839,6 +839,28 @@ async fn a_player_plays_the_computer_to_the_end_on_a_phone() {
     wait_text(&phone, "#analysis", "win in").await;
     let plies = http.state(&id).await["plies"].as_u64().unwrap() as usize;
     assert_eq!(count(&phone, "#analysis tbody tr").await, plies);
+    // It steps through the game on the board: at the start, the computer's best turn (the
+    // centre) is drawn; a step plays it; a row jumps to its turn.
+    wait_text(&phone, "#judgement", "The start. White to move: win in").await;
+    let b2 = "#board [data-point=\"b2\"]";
+    assert!(attr(&phone, b2, "class").await.unwrap().contains("best"));
+    press(&phone, "#replay button[data-step=\"next\"]").await;
+    wait_text(&phone, "#replay-at", &format!("1 / {plies}")).await;
+    wait_text(&phone, "#judgement", "1. White played b2").await;
+    assert!(attr(&phone, b2, "class").await.unwrap().contains("white"));
+    press(&phone, "#analysis tbody tr:nth-child(3)").await;
+    wait_text(&phone, "#replay-at", &format!("3 / {plies}")).await;
+    assert!(
+        attr(&phone, "#analysis tbody tr:nth-child(3)", "class")
+            .await
+            .unwrap()
+            .contains("current")
+    );
+    std::fs::write(
+        screenshots_dir().join("analysis-phone.png"),
+        phone.screenshot().await.unwrap(),
+    )
+    .unwrap();
     phone.close().await.unwrap();
     server.stop().await;
 }

@@ -199,7 +199,7 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     assert_eq!(
         (
             first["turn"].as_str(),
-            first["best"].as_str(),
+            first["best"]["turn"].as_str(),
             first["value"].as_str()
         ),
         (Some("a1"), Some("b2"), Some("win in 9"))
@@ -229,7 +229,7 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     assert!(
         turns
             .iter()
-            .all(|t| t["best"].is_string() && t["value"].is_string()),
+            .all(|t| t["best"]["to"].is_string() && t["value"].is_string()),
         "{body}"
     );
 
@@ -264,7 +264,10 @@ async fn turns_sent_in_are_analysed_and_bad_ones_refused() {
     let turns = body["turns"].as_array().unwrap();
     assert_eq!(turns.len(), 3);
     assert_eq!(
-        (turns[0]["best"].as_str(), turns[0]["value"].as_str()),
+        (
+            turns[0]["best"]["turn"].as_str(),
+            turns[0]["value"].as_str()
+        ),
         (Some("b2"), Some("win in 9"))
     );
     assert_eq!(turns[0]["mark"], "blunder", "{body}");
@@ -276,7 +279,7 @@ async fn turns_sent_in_are_analysed_and_bad_ones_refused() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["exact"], false);
     assert_eq!(body["turns"][0]["turn"], "g7xa1");
-    assert!(body["turns"][0]["best"].is_string(), "{body}");
+    assert!(body["turns"][0]["best"]["turn"].is_string(), "{body}");
 
     for (query, want) in [
         ("/api/analysis?moves=b2", (400, "bad_variant")),
