@@ -176,7 +176,7 @@ pub fn choose(ask: Ask<'_>) -> Option<Choice> {
         });
     }
     let limits = level.limits_with(nodes);
-    let mut search = Search::new(variant, 20).with_stop(stop);
+    let mut search = Search::for_nodes(variant, limits.nodes).with_stop(stop);
     let exact = level.slack() > 0;
     let scores = search.root_scores(earlier, position, limits, exact)?;
     let (depth, nodes) = search.reach();
@@ -238,7 +238,7 @@ pub fn score_all(ask: Ask<'_>) -> Vec<(Turn, Score)> {
         }
     }
     let limits = Level::MAX.limits_with(nodes);
-    let mut search = Search::new(variant, 20).with_stop(stop);
+    let mut search = Search::for_nodes(variant, limits.nodes).with_stop(stop);
     search
         .root_scores(earlier, position, limits, true)
         .unwrap_or_default()
@@ -309,7 +309,7 @@ pub fn analyse(
     stop: Option<&AtomicBool>,
 ) -> Vec<Option<Judged>> {
     let table = table.filter(|t| t.is_of(variant));
-    let mut search = Search::new(variant, 18).with_stop(stop);
+    let mut search = Search::for_nodes(variant, nodes).with_stop(stop);
     let limits = Limits { depth: 64, nodes };
     let class = |v: Value| match v {
         Value::Win(_) => 2,

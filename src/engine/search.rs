@@ -89,6 +89,14 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// A search whose transposition table suits a budget of `nodes`: about two entries a node,
+    /// from a thousand up to a million (24 MB). Clearing a million entries takes longer than a
+    /// beginner's whole search.
+    pub fn for_nodes(variant: &'a Variant, nodes: u64) -> Search<'a> {
+        let bits = (u64::BITS - nodes.saturating_mul(2).leading_zeros()).clamp(10, 20);
+        Search::new(variant, bits as u8)
+    }
+
     /// Stops the search, at the deepest iteration finished, once `flag` (if any) is set.
     pub fn with_stop(mut self, flag: Option<&'a AtomicBool>) -> Search<'a> {
         self.stop = flag;
