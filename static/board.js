@@ -4,6 +4,9 @@
 
 const NS = 'http://www.w3.org/2000/svg';
 
+// Arrow keys as steps on the screen.
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -37,6 +40,8 @@ export class Board {
     const pad = 0.75;
     svg.setAttribute('viewBox', `${-pad} ${-pad} ${n + 2 * pad} ${n + 2 * pad}`);
     const at = new Map(geometry.points.map((p) => [p.name, [p.x, n - p.y]]));
+    this.at = at;
+    this.roving = null; // the one playable point in the tab order; arrow keys move it
 
     el('rect', { x: -pad, y: -pad, width: n + 2 * pad, height: n + 2 * pad, rx: 0.3, class: 'wood' }, svg);
     const lines = el('g', { class: 'lines' }, svg);
@@ -72,6 +77,14 @@ export class Board {
       g.addEventListener('click', activate);
       g.addEventListener('keydown', (ev) => {
         if (ev.key === 'Enter' || ev.key === ' ') activate(ev);
+        if (ARROWS[ev.key]) {
+          ev.preventDefault();
+          ev.stopPropagation();
+          this.move(p.name, ARROWS[ev.key]);
+        }
+      });
+      g.addEventListener('focus', () => {
+        this.roving = p.name;
       });
       this.points.set(p.name, g);
     }
@@ -80,19 +93,47 @@ export class Board {
   // men: Map name -> 'white' | 'black'; marks: {targets, selected, removable, last, mills} as
   // Sets of point names.
   show(men, marks) {
+    const active = (name) => marks.targets.has(name) || marks.removable.has(name) || marks.selected.has(name);
+    // One playable point is in the tab order (the last one focused while it stays playable);
+    // arrow keys go from it to the others, so a turn takes a few keys, not a Tab per point.
+    if (!this.roving || !active(this.roving)) this.roving = [...this.points.keys()].find(active) || null;
     for (const [name, g] of this.points) {
       const who = men.get(name);
       const classes = ['point', who || 'empty'];
       for (const [mark, set] of Object.entries(marks)) if (set.has(name)) classes.push(mark);
       g.setAttribute('class', classes.join(' '));
-      const active = marks.targets.has(name) || marks.removable.has(name) || marks.selected.has(name);
-      g.setAttribute('tabindex', active ? '0' : '-1');
-      g.setAttribute('aria-disabled', active ? 'false' : 'true');
+      g.setAttribute('tabindex', name === this.roving ? '0' : '-1');
+      g.setAttribute('aria-disabled', active(name) ? 'false' : 'true');
       let label = `${name}, ${who ? `${who} man` : 'empty'}`;
       if (marks.removable.has(name)) label += ', can be removed';
       else if (marks.selected.has(name)) label += ', selected';
       else if (marks.targets.has(name)) label += ', playable';
       g.setAttribute('aria-label', label);
     }
+  }
+
+  // Moves the focus from point `from` to the nearest playable point in direction [dx, dy]
+  // (screen coordinates): the nearest ahead, with a step aside counting double.
+  move(from, [dx, dy]) {
+    const [fx, fy] = this.at.get(from);
+    let best = null;
+    let bestScore = Infinity;
+    for (const [name, g] of this.points) {
+      if (name === from || g.getAttribute('aria-disabled') === 'true') continue;
+      const [x, y] = this.at.get(name);
+      const ahead = (x - fx) * dx + (y - fy) * dy;
+      if (ahead <= 0) continue;
+      const score = ahead + 2 * (Math.abs((x - fx) * dy) + Math.abs((y - fy) * dx));
+      if (score < bestScore) {
+        best = name;
+        bestScore = score;
+      }
+    }
+    if (!best) return;
+    this.points.get(this.roving)?.setAttribute('tabindex', '-1');
+    this.roving = best;
+    const g = this.points.get(best);
+    g.setAttribute('tabindex', '0');
+    g.focus();
   }
 }

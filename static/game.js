@@ -23,6 +23,8 @@ let sentAt = null; // the version a turn was sent at: input waits until the game
 let lastAnnounced = null;
 let view = null; // in a finished game: how many turns into the replay the board shows
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
+let endAnnounced = false; // the end of the game has been said to screen readers
+let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
 
 function setConn(text, ok) {
   const conn = $('conn');
@@ -256,6 +258,35 @@ function activate(point) {
   render();
 }
 
+// Drops a turn begun but not sent: a man chosen, or a mill's removal not yet chosen.
+function cancelTurn() {
+  selected = null;
+  pending = null;
+  render();
+}
+
+$('cancel-remove').addEventListener('click', cancelTurn);
+
+// A turn typed in notation: played if it is one of the legal turns the server sent, as written
+// there (nothing here parses notation).
+$('type-turn').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  const input = $('typed');
+  const text = input.value.trim().toLowerCase();
+  if (!text) return;
+  if (!myTurn()) {
+    showError('It is not your turn.');
+    return;
+  }
+  const turn = turns().find((t) => t.turn === text);
+  if (!turn) {
+    showError(`${text} is not a legal turn here.`);
+    return;
+  }
+  input.value = '';
+  send(turn.turn);
+});
+
 function send(text) {
   selected = null;
   pending = null;
@@ -300,7 +331,11 @@ function render() {
   const removable = new Set();
   if (pending) {
     for (const t of turns()) if (sameMove(t, pending) && t.remove) removable.add(t.remove);
+    // The man that closed the mill is drawn where it went while its removal is chosen.
+    if (pending.from) men.delete(pending.from);
+    men.set(pending.to, hello.seat);
   }
+  $('removing').hidden = !pending;
   let last = new Set();
   if (replay && view > 0) {
     last = moved(state.boards[view - 1], state.boards[view], view % 2 === 1 ? 'white' : 'black');
@@ -360,12 +395,16 @@ function render() {
       }
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
         <span class="presence ${online}"></span><span class="clock" data-side="${c}"></span><br>
-        in hand <b class="hand"></b> · removed <b class="removed"></b>`;
+        in hand <b class="hand"></b> · lost <b class="removed"></b><span class="flies" hidden> · may fly</span>`;
       div.querySelector('.who').textContent = `(${who})`;
       div.querySelector('.presence').textContent = online;
       if (seat.computer) div.querySelector('.presence').className = 'presence online';
-      div.querySelector('.hand').textContent = state.hand[c];
+      // A man placed to close a mill has left the hand, though the turn is not sent yet.
+      const placing = pending && !pending.from && c === hello.seat ? 1 : 0;
+      div.querySelector('.hand').textContent = state.hand[c] - placing;
       div.querySelector('.removed').textContent = state.removed[c];
+      // Down to three with flying on: once placed, a man may go to any empty point.
+      div.querySelector('.flies').hidden = !(state.flying[c] && state.hand[c] === 0);
       return div;
     }),
   );
@@ -409,6 +448,7 @@ function render() {
     p.hidden = false;
   }
   $('resign').hidden = !seated || state.status !== 'playing';
+  $('type-turn').hidden = !seated || state.status !== 'playing';
   $('abort').hidden = !seated || state.turns.length >= 2;
   const playing = seated && state.status === 'playing';
   const offered = state.draw_offer;
@@ -443,6 +483,12 @@ function render() {
     if (state.status === 'finished') text += `. ${banner.textContent}`;
     else if (myTurn()) text += '. Your turn.';
     announce(text);
+    endAnnounced = state.status === 'finished';
+  }
+  // An end that came without a turn (a resignation, an agreement, time, an abort, a claim).
+  if (state.status === 'finished' && !endAnnounced) {
+    endAnnounced = true;
+    announce(banner.textContent);
   }
 }
 
@@ -479,10 +525,12 @@ function tick() {
   }
   const note = $('clock-note');
   let text = '';
+  let kind = ''; // what the note says, without its countdown: said once to screen readers
   if (state.status === 'playing' && clock && clock.first_move_ms !== null) {
     const left = Math.max(0, Math.ceil((clock.first_move_ms - elapsed) / 1000));
     const who = hello && hello.seat === state.to_move ? 'You have' : `${state.to_move === 'white' ? 'White' : 'Black'} has`;
     text = `${who} ${left} s to make a first move, or the game is aborted.`;
+    kind = `first move ${state.to_move}`;
   }
   const claim = state.status === 'playing' ? state.claim : null;
   if (claim) {
@@ -491,14 +539,20 @@ function tick() {
     const mine = hello && hello.seat === claim.by;
     if (mine) {
       text = left > 0 ? `${gone} You may claim the win in ${left} s.` : `${gone} You may claim the win or a draw, or wait.`;
+      kind = left > 0 ? 'claim soon' : 'claim now';
       $('claim-win').disabled = left > 0;
       $('claim-draw').disabled = left > 0;
     } else {
       text = gone;
+      kind = 'gone';
     }
   }
   note.textContent = text;
   note.hidden = !text;
+  if (kind !== noteAnnounced) {
+    noteAnnounced = kind;
+    if (text) announce(text);
+  }
 }
 
 setInterval(tick, 100);
@@ -517,11 +571,7 @@ for (const button of document.querySelectorAll('#replay button')) {
 }
 
 document.addEventListener('keydown', (ev) => {
-  if (ev.key === 'Escape' && (selected || pending)) {
-    selected = null;
-    pending = null;
-    render();
-  }
+  if (ev.key === 'Escape' && (selected || pending)) cancelTurn();
   if (ev.target instanceof HTMLInputElement) return;
   const keys = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
   if (keys[ev.key] && state && state.status === 'finished') {

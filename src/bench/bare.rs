@@ -86,6 +86,7 @@ impl Game {
             hand: Sides::from_fn(|_| 9),
             on_board: Sides::default(),
             removed: Sides::default(),
+            flying: Sides::default(),
             last_turn: self.turns.last().map(|t| TurnView {
                 turn: t.clone(),
                 from: None,

@@ -6,6 +6,7 @@ use crate::catalog::VariantInfo;
 use crate::rules::Board;
 use crate::rules::board::points;
 use axum::response::Html;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Escapes text for HTML content and attribute values.
@@ -44,14 +45,39 @@ pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
 }
 
 /// The buttons that step through a finished game (hidden until a script has a game to step
-/// through): the game page's replay and the analysis page's.
+/// through): the game page's replay and the analysis page's. Icons are drawn, not characters:
+/// common fonts lack the media-control glyphs.
 pub const REPLAY_CONTROLS: &str = "<div id=\"replay\" class=\"replay\" hidden>\
-     <button type=\"button\" data-step=\"first\" aria-label=\"First position\">⏮</button>\
-     <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">◀</button>\
+     <button type=\"button\" data-step=\"first\" aria-label=\"First position\">\
+     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M3 3h2v10H3zM13 3 6 8l7 5z\"/></svg></button>\
+     <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">\
+     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M11 3 4 8l7 5z\"/></svg></button>\
      <span id=\"replay-at\"></span>\
-     <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">▶</button>\
-     <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">⏭</button>\
+     <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">\
+     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M5 3l7 5-7 5z\"/></svg></button>\
+     <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">\
+     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M11 3h2v10h-2zM3 3l7 5-7 5z\"/></svg></button>\
      </div>";
+
+/// A game's table options in words, as the setup form names them (`Flying: Yes · Diagonals:
+/// No`), every option of the variant with its default where none was chosen; empty for a
+/// variant without options.
+pub fn options_in_words(info: &VariantInfo, chosen: &BTreeMap<String, String>) -> String {
+    info.spec
+        .options
+        .iter()
+        .map(|o| {
+            let value = chosen.get(&o.key).unwrap_or(&o.default);
+            let label = o
+                .values
+                .iter()
+                .find(|v| &v.value == value)
+                .map_or(value.as_str(), |v| v.label.as_str());
+            format!("{}: {}", escape(&o.label), escape(label))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
 
 /// The table setup for a variant: its own options only, the colour, and the button.
 pub fn setup_form(info: &VariantInfo) -> String {

@@ -2,7 +2,7 @@
 //! (a shell that the thin client in `static/` brings to life). Pages read without JavaScript.
 
 use super::error::ApiError;
-use super::html::{board_svg, escape, layout, setup_form};
+use super::html::{board_svg, escape, layout, options_in_words, setup_form};
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
@@ -45,14 +45,12 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         Ok(games) if !games.is_empty() => {
             main.push_str("<ul class=\"live-games\">");
             for (id, variant, options, plies) in games {
-                let title = catalog
-                    .get(&variant)
-                    .map(|v| v.title.clone())
-                    .unwrap_or(variant);
-                let options = if options.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", escape(&options.replace(',', ", ")))
+                let info = catalog.get(&variant).ok();
+                let title = info.map_or(variant.clone(), |v| v.title.clone());
+                let chosen = crate::catalog::parse_options(&options).unwrap_or_default();
+                let options = match info.map(|i| options_in_words(i, &chosen)) {
+                    Some(words) if !words.is_empty() => format!(" ({words})"),
+                    _ => String::new(),
                 };
                 let _ = write!(
                     main,
@@ -144,12 +142,13 @@ pub async fn game(
         .await
         .ok()
         .flatten();
-    let title = app
-        .rooms
-        .catalog()
-        .get(&state.variant)
-        .map(|v| v.title.clone())
-        .unwrap_or_else(|_| state.variant.to_string());
+    let info = app.rooms.catalog().get(&state.variant).ok();
+    let title = info.map_or_else(|| state.variant.to_string(), |v| v.title.clone());
+    // The rules in force: the variant's page, and the options this table chose.
+    let rules = match info.map(|i| options_in_words(i, &state.options)) {
+        Some(words) if !words.is_empty() => format!(": {words}"),
+        _ => String::new(),
+    };
     let share = format!("{}/g/{id}", base_url(&app.config, &headers));
     let turns: String = state
         .turns
@@ -178,13 +177,17 @@ pub async fn game(
         "<main class=\"game\" id=\"game\" data-game=\"{id}\">\n\
          <section class=\"board-wrap\">\n\
          <svg id=\"board\" role=\"group\" aria-label=\"{title} board\"></svg>\n\
-         <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n</section>\n\
+         <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n\
+         <p id=\"removing\" class=\"removing\" hidden>A mill! Choose a man to remove. \
+         <button type=\"button\" id=\"cancel-remove\" class=\"secondary\">Cancel</button></p>\n\
+         </section>\n\
          <aside class=\"panel\">\n<h1>{title}</h1>\n\
          <p id=\"you\">{you}</p>\n\
+         <p id=\"rules\" class=\"rules\"><a href=\"/variants/{slug}\">Rules</a>{rules}</p>\n\
          <p id=\"time-control\" class=\"time-control\">{control}</p>\n\
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\
          <div id=\"sides\" class=\"sides\"></div>\n\
-         <p id=\"clock-note\" class=\"clock-note\" role=\"status\" hidden></p>\n\
+         <p id=\"clock-note\" class=\"clock-note\" hidden></p>\n\
          <p id=\"notice\" class=\"notice\" hidden></p>\n\
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
@@ -199,6 +202,9 @@ pub async fn game(
          <button type=\"button\" id=\"rematch\" hidden>Rematch</button>\
          <span id=\"claim\" hidden><button type=\"button\" id=\"claim-win\">Claim the win</button> \
          <button type=\"button\" id=\"claim-draw\" class=\"secondary\">Claim a draw</button></span></div>\n\
+         <form id=\"type-turn\" class=\"type-turn\" hidden><label for=\"typed\">Type your turn</label> \
+         <input id=\"typed\" autocomplete=\"off\" autocapitalize=\"off\" spellcheck=\"false\" \
+         placeholder=\"d6, a1-a4, d7xa1\" size=\"10\"> <button type=\"submit\">Play</button></form>\n\
          <p id=\"rematch-link\" hidden><a>Watch the rematch</a></p>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
@@ -217,6 +223,8 @@ pub async fn game(
         position = escape(&state.now.position),
         analysis = analysis,
         replay = super::html::REPLAY_CONTROLS,
+        slug = escape(&state.variant),
+        rules = rules,
         control = if state.now.time_control.is_timed() {
             format!("Time: {}", state.now.time_control.words())
         } else {

@@ -83,6 +83,9 @@ pub struct Snapshot {
     pub on_board: Sides<u8>,
     /// Men removed.
     pub removed: Sides<u8>,
+    /// Whether each side is down to three men with flying on: it may move a man to any empty
+    /// point once its hand is empty.
+    pub flying: Sides<bool>,
     /// The last turn.
     pub last_turn: Option<TurnView>,
     /// The mills the last turn closed, each as three points.
@@ -179,6 +182,7 @@ impl Snapshot {
             hand: Sides::from_fn(|c| pos.hand(c)),
             on_board: Sides::from_fn(|c| pos.on_board(c)),
             removed: Sides::from_fn(|c| rules_men.saturating_sub(pos.total(c))),
+            flying: Sides::from_fn(|c| variant.flying(pos, c)),
             last_turn: last.map(|t| TurnView::of(variant, t)),
             fresh_mills,
             seats,
@@ -333,10 +337,34 @@ mod tests {
         assert_eq!(now.draw_offer, Some(Color::Black));
         assert_eq!(now.rematch.as_deref(), Some("next"));
         assert!(state.boards.is_empty());
+        assert_eq!((now.flying.white, now.flying.black), (false, false));
         // No mill on the next turn: none is fresh.
         let game = nine(&[&turns[..], &["e4"]].concat());
         let now = Snapshot::new(13, &game, Status::Playing, seats(), 3);
         assert!(now.fresh_mills.is_empty());
+    }
+
+    #[test]
+    fn a_side_down_to_three_flies_where_flying_is_on() {
+        let variant = nine(&[]).variant().clone();
+        let pos = variant
+            .parse_position("a1,a4,a7 d1,d2,d3,g1 0/0 w")
+            .unwrap();
+        let game = Game::from_position(variant, pos);
+        let now = Snapshot::new(1, &game, Status::Playing, seats(), 0);
+        assert_eq!((now.flying.white, now.flying.black), (true, false));
+        let grounded = Catalog::builtin()
+            .configure(
+                "nine-mens-morris",
+                &BTreeMap::from([("flying".into(), "off".into())]),
+            )
+            .unwrap();
+        let pos = grounded
+            .parse_position("a1,a4,a7 d1,d2,d3,g1 0/0 w")
+            .unwrap();
+        let game = Game::from_position(grounded, pos);
+        let now = Snapshot::new(1, &game, Status::Playing, seats(), 0);
+        assert!(!now.flying.white);
     }
 
     #[test]

@@ -280,8 +280,13 @@ impl Variant {
 
     /// Whether `color` may move a man to any empty point.
     fn flies(&self, pos: &Position, color: Color) -> bool {
-        self.rules().movement == Movement::Anywhere
-            || (self.rules().flying && pos.total(color) == 3)
+        self.rules().movement == Movement::Anywhere || self.flying(pos, color)
+    }
+
+    /// Whether `color` is down to three men where the flying rule lets such a side move a man
+    /// to any empty point (once its men are all placed).
+    pub fn flying(&self, pos: &Position, color: Color) -> bool {
+        self.rules().flying && pos.total(color) == 3
     }
 
     /// The opposing men that a mill closed now may remove: those not in a mill, or any if all are.

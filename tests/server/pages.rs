@@ -2,6 +2,7 @@
 //! link on it leads somewhere.
 
 use crate::harness::TestServer;
+use serde_json::json;
 use std::collections::BTreeSet;
 
 /// The values of an attribute (`href`, `src`, `action`) in a page.
@@ -59,6 +60,35 @@ async fn check_page(server: &TestServer, path: &str) -> String {
         assert_eq!(action, "/games", "{path}");
     }
     html
+}
+
+/// A game says which rules are in force, in the setup form's words, and links the variant's
+/// page; so does its line among the games being played.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_names_its_rules_and_links_them() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http
+        .create_with(json!({"variant": "three-mens-morris", "options": {"movement": "adjacent"}, "color": "white"}))
+        .await;
+    http.join(&white.id).await;
+    http.play(&white, "b2").await;
+    let words = "Diagonals: On · Movement: To a neighbouring point";
+    let game = check_page(&server, &format!("/g/{}", white.id)).await;
+    assert!(
+        game.contains(&format!(
+            "<p id=\"rules\" class=\"rules\"><a href=\"/variants/three-mens-morris\">Rules</a>: {words}</p>"
+        )),
+        "{game}"
+    );
+    let home = check_page(&server, "/").await;
+    assert!(
+        home.contains(&format!(
+            "Three Men&#39;s Morris ({words})</a>, 1 turn so far"
+        )),
+        "{home}"
+    );
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
