@@ -125,6 +125,19 @@ impl TimeControl {
         }
     }
 
+    /// The record's `TimeControl` tag, as PGN writes one: `300+3` (seconds, plus seconds a
+    /// turn), `1/86400` (a turn a day), `-` (none).
+    pub fn record_tag(self) -> String {
+        match self {
+            TimeControl::Untimed => "-".to_string(),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } => format!("{}+{}", base_ms / 1000, increment_ms / 1000),
+            TimeControl::Days(days) => format!("1/{}", i64::from(days) * DAY_MS / 1000),
+        }
+    }
+
     /// Whether the game has clocks.
     pub fn is_timed(self) -> bool {
         self != TimeControl::Untimed
@@ -282,6 +295,11 @@ mod tests {
         assert_eq!(words("1.5+5"), "1 min 30 s + 5 s");
         assert_eq!(words("1d"), "1 day per turn");
         assert_eq!(words("3d"), "3 days per turn");
+        let tag = |text: &str| TimeControl::parse(text).unwrap().record_tag();
+        assert_eq!(
+            [tag("5+3"), tag("0.25+0"), tag("2d"), tag("untimed")],
+            ["300+3", "15+0", "1/172800", "-"]
+        );
         // Every preset reads back as itself.
         for preset in super::PRESETS {
             assert_eq!(TimeControl::parse(&preset.to_string()).unwrap(), preset);

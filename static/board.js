@@ -31,15 +31,18 @@ export function menAt(sides) {
 
 export class Board {
   // svg: the <svg> to draw in; geometry: {size, points: [{name, x, y}], lines: [[name...]]};
-  // onActivate(name): called when a point is clicked, tapped or chosen with Enter/Space.
-  constructor(svg, geometry, onActivate) {
+  // onActivate(name): called when a point is clicked, tapped or chosen with Enter/Space;
+  // flipped: drawn from Black's side (a1 at the top right).
+  constructor(svg, geometry, onActivate, flipped = false) {
     this.svg = svg;
     this.points = new Map();
     svg.replaceChildren();
     const n = geometry.size - 1;
     const pad = 0.75;
     svg.setAttribute('viewBox', `${-pad} ${-pad} ${n + 2 * pad} ${n + 2 * pad}`);
-    const at = new Map(geometry.points.map((p) => [p.name, [p.x, n - p.y]]));
+    const at = new Map(
+      geometry.points.map((p) => [p.name, flipped ? [n - p.x, p.y] : [p.x, n - p.y]]),
+    );
     this.at = at;
     this.roving = null; // the one playable point in the tab order; arrow keys move it
 
@@ -52,8 +55,9 @@ export class Board {
     }
     const labels = el('g', { class: 'labels', 'aria-hidden': 'true' }, svg);
     for (let i = 0; i <= n; i++) {
-      el('text', { x: i, y: n + pad * 0.8 }, labels).textContent = String.fromCharCode(97 + i);
-      el('text', { x: -pad * 0.8, y: n - i }, labels).textContent = String(i + 1);
+      const [x, y] = flipped ? [n - i, i] : [i, n - i];
+      el('text', { x, y: n + pad * 0.8 }, labels).textContent = String.fromCharCode(97 + i);
+      el('text', { x: -pad * 0.8, y }, labels).textContent = String(i + 1);
     }
     const layer = el('g', { class: 'points' }, svg);
     for (const p of geometry.points) {

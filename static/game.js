@@ -7,6 +7,7 @@
 import { Board, menAt, moved } from './board.js';
 
 const root = document.getElementById('game');
+const pageTitle = document.title;
 const id = root.dataset.game;
 const $ = (sel) => document.getElementById(sel);
 
@@ -23,6 +24,8 @@ let sentAt = null; // the version a turn was sent at: input waits until the game
 let lastAnnounced = null;
 let view = null; // in a finished game: how many turns into the replay the board shows
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
+let flipped = false; // the board drawn from Black's side
+let flippedByHand = false;
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
 
@@ -79,7 +82,10 @@ function receive(msg) {
   switch (msg.type) {
     case 'hello':
       hello = msg;
-      board = new Board($('board'), msg.board, activate);
+      // A player sees the board from their own side (a visitor's seat comes with a later
+      // hello), until they turn it with the switch.
+      if (!flippedByHand) flipped = msg.seat === 'black';
+      board = new Board($('board'), msg.board, activate, flipped);
       $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
       if (msg.handoff_url) {
         const p = $('handoff');
@@ -148,7 +154,43 @@ function offers() {
     takeback: state.takeback_offer,
     rematch: state.rematch_offer,
     plies: state.turns.length,
+    status: state.status,
   };
+}
+
+// Sounds, made on the spot (no files): a turn, a mill, the end. The switch is remembered.
+const mute = $('mute');
+mute.checked = localStorage.getItem('merels.mute') === '1';
+mute.addEventListener('change', () => localStorage.setItem('merels.mute', mute.checked ? '1' : '0'));
+let audio = null;
+const TONES = { turn: [660], mill: [660, 880], end: [880, 660, 440] };
+
+function sound(kind) {
+  if (mute.checked) return;
+  root.dataset.sound = kind; // the last sound played, for whoever inspects the page
+  try {
+    audio = audio || new AudioContext();
+    TONES[kind].forEach((hz, i) => {
+      const at = audio.currentTime + i * 0.12;
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = hz;
+      gain.gain.setValueAtTime(0.15, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + 0.1);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + 0.11);
+    });
+  } catch {
+    // No sound in this browser: the game goes on without.
+  }
+}
+
+// What the change from `was` sounds like: the end, a mill, or a turn.
+function soundOf(was) {
+  if (!was) return;
+  if (state.status === 'finished' && was.status !== 'finished') sound('end');
+  else if (state.turns.length > was.plies) sound(state.fresh_mills.length ? 'mill' : 'turn');
 }
 
 // What became of the offers, in words for the page and screen readers: a declined draw or
@@ -181,6 +223,7 @@ function offerNews(was) {
 
 function arrived(before) {
   receivedAt = performance.now();
+  soundOf(before);
   const notice = $('notice');
   const news = offerNews(before);
   if (news) {
@@ -266,6 +309,14 @@ function cancelTurn() {
 }
 
 $('cancel-remove').addEventListener('click', cancelTurn);
+
+$('flip').addEventListener('click', () => {
+  if (!hello) return;
+  flipped = !flipped;
+  flippedByHand = true;
+  board = new Board($('board'), hello.board, activate, flipped);
+  render();
+});
 
 // A turn typed in notation: played if it is one of the legal turns the server sent, as written
 // there (nothing here parses notation).
@@ -412,9 +463,13 @@ function render() {
   // Status line and banner.
   const status = $('status');
   const banner = $('banner');
+  document.title = myTurn() ? `Your turn · ${pageTitle}` : pageTitle;
   if (state.status === 'finished') {
-    // The server words every end; an aborted game has no result to show.
-    const text = state.result === '*' ? `${state.summary}.` : `${state.summary}. ${state.result}`;
+    // The server words every end; an aborted game has no result to show. A player hears first
+    // how it went for them.
+    const mine = hello && hello.seat && state.winner;
+    const lead = mine ? (state.winner === hello.seat ? 'You won: ' : 'You lost: ') : '';
+    const text = state.result === '*' ? `${state.summary}.` : `${lead}${state.summary}. ${state.result}`;
     status.textContent = 'Game over.';
     if (!banner.classList.contains('error')) {
       banner.textContent = text;

@@ -191,8 +191,8 @@ pub async fn game(
          <p id=\"notice\" class=\"notice\" hidden></p>\n\
          <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
-         <button type=\"button\" id=\"abort\" class=\"secondary\" hidden>Abort</button>\
-         <button type=\"button\" id=\"resign\" class=\"secondary\" hidden>Resign</button>\
+         <button type=\"button\" id=\"abort\" class=\"danger\" hidden>Abort</button>\
+         <button type=\"button\" id=\"resign\" class=\"danger\" hidden>Resign</button>\
          <button type=\"button\" id=\"draw-offer\" class=\"secondary\" hidden>Offer a draw</button>\
          <button type=\"button\" id=\"draw-accept\" hidden>Accept the draw</button>\
          <button type=\"button\" id=\"draw-decline\" class=\"secondary\" hidden>Decline</button>\
@@ -213,6 +213,8 @@ pub async fn game(
          (this link carries your seat: keep it to yourself)</p>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
+         <p class=\"board-tools\"><button type=\"button\" id=\"flip\" class=\"secondary\">Flip the board</button> \
+         <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label></p>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
          <p id=\"analysis-link\"{analysis}>The computer's analysis</a></p>\n\

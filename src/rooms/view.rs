@@ -119,7 +119,11 @@ impl Room {
     /// The game record, dated today.
     pub(super) fn record(&self) -> String {
         let date = civil_date(room_ms());
-        let mut tags = vec![("Site", "merels".to_string()), ("Date", date)];
+        let mut tags = vec![
+            ("Site", "merels".to_string()),
+            ("Date", date),
+            ("TimeControl", self.table.control.record_tag()),
+        ];
         for (c, tag) in Color::BOTH.into_iter().zip(["White", "Black"]) {
             if let Some(level) = self.table.computer(c) {
                 tags.push((tag, format!("merels computer, level {level}")));

@@ -7,6 +7,7 @@ use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, tur
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -44,6 +45,11 @@ impl Driver {
 
     /// A new browser with its own profile (its own cookies), of the given window size.
     async fn browser(&self, name: &str, width: u32, height: u32) -> Client {
+        self.browser_with(name, width, height, &[]).await
+    }
+
+    /// [`Driver::browser`] with more Chromium flags.
+    async fn browser_with(&self, name: &str, width: u32, height: u32, more: &[&str]) -> Client {
         let profile = self._profiles.path().join(name);
         let chromium =
             std::env::var("MERELS_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -58,6 +64,9 @@ impl Driver {
                 ]
             }
         });
+        let mut caps = caps;
+        let args = caps["goog:chromeOptions"]["args"].as_array_mut().unwrap();
+        args.extend(more.iter().map(|a| Value::from(*a)));
         let Value::Object(caps) = caps else {
             unreachable!()
         };
@@ -545,9 +554,39 @@ async fn a_player_resigns_from_the_page() {
     let driver = Driver::start().await;
     let (white, black, seat) =
         seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    // The tab says whose turn it is; each player sees the board from their side, and may turn it.
+    assert!(white.title().await.unwrap().starts_with("Your turn · "));
+    assert!(!black.title().await.unwrap().contains("Your turn"));
+    let a1 = "#board [data-point=\"a1\"]";
+    assert_eq!(
+        attr(&white, a1, "transform").await.as_deref(),
+        Some("translate(0 4)")
+    );
+    assert_eq!(
+        attr(&black, a1, "transform").await.as_deref(),
+        Some("translate(4 0)")
+    );
+    press(&black, "#flip").await;
+    assert_eq!(
+        attr(&black, a1, "transform").await.as_deref(),
+        Some("translate(0 4)")
+    );
+    press(&black, "#flip").await;
     click(&white, "a1").await;
     wait_text(&black, "#turns", "a1").await;
     wait_text(&white, "#turns", "a1").await;
+    // A turn sounds; the mute switch is remembered.
+    assert_eq!(
+        attr(&black, "#game", "data-sound").await.as_deref(),
+        Some("turn")
+    );
+    assert!(black.title().await.unwrap().starts_with("Your turn · "));
+    press(&black, "#mute").await;
+    let muted = black
+        .execute("return localStorage.getItem('merels.mute')", vec![])
+        .await
+        .unwrap();
+    assert_eq!(muted, "1");
     // Only White has a turn to take back.
     assert_eq!(attr(&white, "#takeback-offer", "hidden").await, None);
     assert_eq!(
@@ -563,6 +602,18 @@ async fn a_player_resigns_from_the_page() {
     for page in [&white, &black] {
         wait_text(page, "#banner", "White wins (resignation)").await;
     }
+    // Each player hears how it went for them; the end sounds where sound is on.
+    assert!(text(&white, "#banner").await.starts_with("You won: "));
+    assert!(text(&black, "#banner").await.starts_with("You lost: "));
+    assert_eq!(
+        attr(&white, "#game", "data-sound").await.as_deref(),
+        Some("end")
+    );
+    assert_eq!(
+        attr(&black, "#game", "data-sound").await.as_deref(),
+        Some("turn"),
+        "muted"
+    );
     white.close().await.unwrap();
     black.close().await.unwrap();
     server.stop().await;
@@ -877,6 +928,69 @@ async fn a_game_is_played_with_the_keyboard_alone() {
     );
     white.close().await.unwrap();
     black.close().await.unwrap();
+    server.stop().await;
+}
+
+/// A system in dark mode gets a dark page with the board still wood; the last move, a fresh
+/// mill and the keyboard's focus each have a colour of their own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_follows_the_systems_dark_mode() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let seat = server.http().create("nine-mens-morris", "white").await;
+    let driver = Driver::start().await;
+    let dark = driver
+        .browser_with(
+            "dark",
+            1000,
+            800,
+            &[
+                "--force-dark-mode",
+                "--blink-settings=preferredColorScheme=0",
+            ],
+        )
+        .await;
+    dark.goto(&format!(
+        "{}/g/{}?seat={}",
+        server.base, seat.id, seat.secret
+    ))
+    .await
+    .unwrap();
+    wait_text(&dark, "#you", "You play white.").await;
+    let style = |script: &'static str| {
+        let dark = dark.clone();
+        async move { dark.execute(script, vec![]).await.unwrap() }
+    };
+    assert_eq!(
+        style("return matchMedia('(prefers-color-scheme: dark)').matches").await,
+        true
+    );
+    assert_eq!(
+        style("return getComputedStyle(document.body).backgroundColor").await,
+        "rgb(27, 26, 23)"
+    );
+    let colours = style(
+        "const root = getComputedStyle(document.documentElement);\
+         return ['--gold', '--mill', '--focus'].map((v) => root.getPropertyValue(v).trim());",
+    )
+    .await;
+    let colours: Vec<&str> = colours
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        colours.iter().collect::<BTreeSet<_>>().len(),
+        3,
+        "{colours:?}"
+    );
+    std::fs::write(
+        screenshots_dir().join("game-dark.png"),
+        dark.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    dark.close().await.unwrap();
     server.stop().await;
 }
 

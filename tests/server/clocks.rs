@@ -233,6 +233,7 @@ async fn a_flag_falls_on_tokios_paused_clock() {
         record.contains("[Result \"1-0\"]") && record.contains("[Termination \"time\"]"),
         "{record}"
     );
+    assert!(record.contains("[TimeControl \"60+0\"]"), "{record}");
 }
 
 #[tokio::test(flavor = "current_thread")]
