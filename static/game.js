@@ -22,7 +22,7 @@ let retry = 0;
 let reconnecting = null;
 let sentAt = null; // the version a turn was sent at: input waits until the game moves on
 let lastAnnounced = null;
-let view = null; // in a finished game: how many turns into the replay the board shows
+let view = null; // looking back: how many turns into the game the board shows (null: now)
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
 let flipped = false; // the board drawn from Black's side
 let flippedByHand = false;
@@ -138,9 +138,16 @@ function receive(msg) {
 function merge(update) {
   const next = update.version === state.version + 1;
   if (update.version > state.version + 1) return false;
-  if (next && update.plies === state.turns.length + 1) state.turns.push(update.last_turn.turn);
-  else if (update.plies <= state.turns.length) state.turns.length = update.plies;
-  else return false;
+  if (next && update.plies === state.turns.length + 1) {
+    state.turns.push(update.last_turn.turn);
+    state.boards.push(update.men);
+  } else if (update.plies <= state.turns.length) {
+    state.turns.length = update.plies;
+    state.boards.length = update.plies + 1;
+    state.boards[update.plies] = update.men;
+  } else {
+    return false;
+  }
   const { type, ...now } = update;
   Object.assign(state, now);
   return true;
@@ -261,9 +268,10 @@ function isMine(point) {
   return hello && hello.seat && menAt(state.men).get(point) === hello.seat;
 }
 
-// The legal turns of this player, in their parts: {turn, from, to, remove}.
+// The legal turns of this player, in their parts: {turn, from, to, remove}; none while they
+// look back through the game.
 function turns() {
-  return myTurn() ? state.legal : [];
+  return myTurn() && view === null ? state.legal : [];
 }
 
 function targets() {
@@ -374,10 +382,14 @@ function describe(turn, color) {
 
 function render() {
   if (!state || !board) return;
-  // A finished game is a replay: the board shows the position after `view` turns.
-  const replay = state.status === 'finished' && Array.isArray(state.boards);
-  if (replay && (view === null || view > state.turns.length)) view = state.turns.length;
-  const atEnd = !replay || view === state.turns.length;
+  // A finished game is a replay: the board shows the position after `view` turns. During play
+  // the player may look back too (`view` set), and comes back to the game as it stands.
+  const n = state.turns.length;
+  const finished = state.status === 'finished';
+  if (view !== null && view > n) view = n;
+  if (finished && view === null) view = n;
+  const replay = view !== null;
+  const atEnd = !replay || view === n;
   const men = menAt(replay ? state.boards[view] : state.men);
   const removable = new Set();
   if (pending) {
@@ -403,12 +415,13 @@ function render() {
     mill: mills,
   });
   const controls = $('replay');
-  // Nothing to step through in a game that ended before its first turn (an abort).
-  controls.hidden = !replay || state.turns.length === 0;
-  if (replay) $('replay-at').textContent = `${view} / ${state.turns.length}`;
+  // Nothing to step through before the first turn (or in a game aborted before it).
+  controls.hidden = n === 0;
+  $('replay-at').textContent = `${replay ? view : n} / ${n}`;
+  $('back-to-game').hidden = finished || !replay;
   // A finished game with turns can be opened in the computer's analysis.
   const analysis = $('analysis-link');
-  analysis.hidden = !replay || state.turns.length === 0;
+  analysis.hidden = !finished || n === 0;
   if (!analysis.hidden) analysis.querySelector('a').href = `/g/${id}/analysis`;
 
   // Turn list: one numbered line per pair of turns, White's then Black's.
@@ -419,6 +432,8 @@ function render() {
     state.turns.slice(i, i + 2).forEach((t, j) => {
       const span = document.createElement('span');
       span.textContent = t;
+      span.dataset.ply = String(i + j + 1);
+      span.tabIndex = 0;
       if (replay && i + j === view - 1) span.className = 'current';
       li.appendChild(span);
     });
@@ -478,6 +493,9 @@ function render() {
   } else {
     if (state.status === 'waiting') {
       status.textContent = 'Waiting for an opponent: send them the link.';
+    } else if (view !== null) {
+      status.textContent = `Looking back: the position after turn ${view} of ${n}.`;
+      if (myTurn()) status.textContent += ' It is your turn.';
     } else if (myTurn()) {
       status.textContent = pending ? 'Choose a man to remove.' : 'Your turn.';
     } else {
@@ -612,14 +630,37 @@ function tick() {
 
 setInterval(tick, 100);
 
+// Goes back through the game, or forward again: `where` is a button's step or a ply. During
+// play the last position is the game as it stands, where turns are played again.
 function step(where) {
-  if (!state || state.status !== 'finished') return;
+  if (!state || state.status === 'waiting') return;
   const n = state.turns.length;
-  const to = { first: 0, prev: view - 1, next: view + 1, last: n }[where];
+  const at = view === null ? n : view;
+  const to = { first: 0, prev: at - 1, next: at + 1, last: n }[where] ?? where;
   view = Math.max(0, Math.min(n, to));
+  selected = null;
+  pending = null;
+  if (state.status !== 'finished' && view === n) {
+    view = null;
+    render();
+    announce(myTurn() ? 'Back to the game. Your turn.' : 'Back to the game.');
+    return;
+  }
   render();
   announce(view === 0 ? 'Start of the game.' : `Turn ${view}: ${state.turns[view - 1]}`);
 }
+
+$('back-to-game').addEventListener('click', () => step('last'));
+// A turn in the list shows the position after it.
+$('turns').addEventListener('click', (ev) => {
+  if (ev.target.dataset.ply) step(Number(ev.target.dataset.ply));
+});
+$('turns').addEventListener('keydown', (ev) => {
+  if ((ev.key === 'Enter' || ev.key === ' ') && ev.target.dataset.ply) {
+    ev.preventDefault();
+    step(Number(ev.target.dataset.ply));
+  }
+});
 
 for (const button of document.querySelectorAll('#replay button')) {
   button.addEventListener('click', () => step(button.dataset.step));
@@ -629,7 +670,7 @@ document.addEventListener('keydown', (ev) => {
   if (ev.key === 'Escape' && (selected || pending)) cancelTurn();
   if (ev.target instanceof HTMLInputElement) return;
   const keys = { ArrowLeft: 'prev', ArrowRight: 'next', Home: 'first', End: 'last' };
-  if (keys[ev.key] && state && state.status === 'finished') {
+  if (keys[ev.key] && state) {
     ev.preventDefault();
     step(keys[ev.key]);
   }

@@ -110,13 +110,21 @@ impl Game {
         }
     }
 
-    /// merels's whole state: a finished game's carries a board for each ply.
+    /// merels's whole state: it carries a board for each ply, here with as many men as a game
+    /// of placements would have (nine a side at most), so that it weighs what merels's does.
     fn state(&self, id: &str) -> Utf8Bytes {
-        let boards = if self.over() {
-            vec![Men::default(); self.turns.len() + 1]
-        } else {
-            Vec::new()
-        };
+        let boards = (0..=self.turns.len())
+            .map(|ply| {
+                let men = |n: usize| POINTS[..n.min(9)].iter().map(|&p| p.into()).collect();
+                Sides::from_fn(|c| {
+                    men(if c == Color::White {
+                        ply.div_ceil(2)
+                    } else {
+                        ply / 2
+                    })
+                })
+            })
+            .collect();
         let state = GameState {
             id: id.into(),
             variant: "nine-mens-morris".into(),

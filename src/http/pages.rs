@@ -213,6 +213,7 @@ pub async fn game(
          (this link carries your seat: keep it to yourself)</p>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
+         <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
          <p class=\"board-tools\"><button type=\"button\" id=\"flip\" class=\"secondary\">Flip the board</button> \
          <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label></p>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\

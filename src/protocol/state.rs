@@ -124,9 +124,9 @@ pub struct GameState {
     /// Where it stands now.
     #[serde(flatten)]
     pub now: Snapshot,
-    /// Once the game is finished: the men on the board before the first turn and after each
-    /// turn, for replaying it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The men on the board before the first turn and after each turn, for going back through
+    /// the game (during play too; a client extends them by each update's `men`).
+    #[serde(default)]
     pub boards: Vec<Men>,
 }
 
@@ -202,13 +202,10 @@ impl GameState {
     /// The whole of game `id`, standing at `now`.
     pub fn new(id: &str, game: &Game, now: Snapshot) -> GameState {
         let variant = game.variant();
-        let boards = match now.status {
-            Status::Finished => game
-                .positions()
-                .map(|pos| men(variant, |c| pos.men(c)))
-                .collect(),
-            _ => Vec::new(),
-        };
+        let boards = game
+            .positions()
+            .map(|pos| men(variant, |c| pos.men(c)))
+            .collect();
         GameState {
             id: id.into(),
             variant: variant.slug().into(),
@@ -336,7 +333,12 @@ mod tests {
         assert_eq!(now.spectators, 3);
         assert_eq!(now.draw_offer, Some(Color::Black));
         assert_eq!(now.rematch.as_deref(), Some("next"));
-        assert!(state.boards.is_empty());
+        assert_eq!(
+            state.boards.len(),
+            turns.len() + 1,
+            "the boards review the game so far"
+        );
+        assert_eq!(state.boards.last(), Some(&state.now.men));
         assert_eq!((now.flying.white, now.flying.black), (false, false));
         // No mill on the next turn: none is fresh.
         let game = nine(&[&turns[..], &["e4"]].concat());
@@ -388,14 +390,14 @@ mod tests {
     }
 
     #[test]
-    fn only_a_game_in_play_has_legal_turns_and_only_a_finished_one_its_boards() {
+    fn only_a_game_in_play_has_legal_turns_and_every_game_its_boards() {
         let game = nine(&[]);
         let waiting = GameState::new(
             "w",
             &game,
             Snapshot::new(1, &game, Status::Waiting, seats(), 0),
         );
-        assert!(waiting.now.legal.is_empty() && waiting.boards.is_empty());
+        assert!(waiting.now.legal.is_empty() && waiting.boards.len() == 1);
         assert!(waiting.now.last_turn.is_none() && waiting.now.fresh_mills.is_empty());
 
         let mut game = nine(&[]);

@@ -994,6 +994,64 @@ async fn the_page_follows_the_systems_dark_mode() {
     server.stop().await;
 }
 
+/// During play the turn list and the arrow keys go back through the game; nothing can be played
+/// from an old position, and "Back to the game" returns to it as it stands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_looks_back_during_play_and_returns_to_the_game() {
+    const LEFT: &str = "\u{E012}";
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    for (c, point) in [(&white, "a1"), (&black, "e1"), (&white, "a3")] {
+        click(c, point).await;
+        for page in [&white, &black] {
+            wait_text(page, "#turns", point).await;
+        }
+    }
+    let class = |point: &'static str| {
+        let black = black.clone();
+        async move {
+            attr(&black, &format!("#board [data-point=\"{point}\"]"), "class")
+                .await
+                .unwrap()
+        }
+    };
+    press(&black, "#turns span[data-ply=\"2\"]").await;
+    wait_text(
+        &black,
+        "#status",
+        "Looking back: the position after turn 2 of 3",
+    )
+    .await;
+    assert!(class("a3").await.contains("empty") && class("e1").await.contains("black"));
+    assert_eq!(attr(&black, "#back-to-game", "hidden").await, None);
+    black
+        .active_element()
+        .await
+        .unwrap()
+        .send_keys(LEFT)
+        .await
+        .unwrap();
+    wait_text(&black, "#replay-at", "1 / 3").await;
+    assert!(class("e1").await.contains("empty"));
+    // No turn from an old position.
+    click(&black, "c1").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(turns(&http.state(&seat.id).await).len(), 3);
+    press(&black, "#back-to-game").await;
+    wait_text(&black, "#status", "Your turn.").await;
+    assert!(class("a3").await.contains("white"));
+    assert!(attr(&black, "#back-to-game", "hidden").await.is_some());
+    click(&black, "e5").await;
+    wait_text(&white, "#turns", "e5").await;
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_double_click_plays_one_turn() {
     let _turn = one_at_a_time().await;
