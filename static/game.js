@@ -246,14 +246,31 @@ function arrived(before) {
   maybeJoin();
 }
 
-// A visitor without a seat takes the empty one on opening the page. It happens here, in the
-// page, so that link previews and crawlers never take a seat.
-async function maybeJoin() {
-  if (triedJoin || !hello || hello.seat || state.status !== 'waiting') return;
+// A visitor who opens an invite chooses: take the empty seat, or just watch. The seat is taken
+// only by that click, so link previews and crawlers never take one.
+function maybeJoin() {
+  const choose = $('join-or-watch');
+  const open = hello && !hello.seat && state.status === 'waiting' && !triedJoin;
+  choose.hidden = !open;
+  if (!open) return;
+  const waiting = state.seats.white.taken ? 'White' : 'Black';
+  const empty = waiting === 'White' ? 'black' : 'white';
+  $('invite-text').textContent = `${waiting} is waiting for an opponent. Play ${empty}, or watch?`;
+}
+
+$('take-seat').addEventListener('click', async () => {
   triedJoin = true;
+  $('join-or-watch').hidden = true;
   const res = await fetch(`/api/games/${id}/join`, { method: 'POST', credentials: 'same-origin' });
   if (res.ok) socket.close(4000, 'seated: reconnecting with the seat');
-}
+  else showError('The seat was taken: you are watching.');
+});
+
+$('just-watch').addEventListener('click', () => {
+  triedJoin = true;
+  $('join-or-watch').hidden = true;
+  announce('You are watching.');
+});
 
 // The men on a board ({white: [points], black: [points]}) as a map from point to side.
 function sameMove(a, b) {

@@ -21,7 +21,7 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
     let mut main = String::from(
         "<main class=\"home\">\n<h1>Play mill games with a friend</h1>\n\
          <p class=\"lead\">Pick a game and its rules, then send the link. Whoever opens it first \
-         plays you; everyone after watches live. No sign-up.</p>\n<section class=\"variants\">\n",
+         may take the seat across from you, or just watch; everyone after watches live. No sign-up.</p>\n<section class=\"variants\">\n",
     );
     for info in catalog.variants() {
         let slug = escape(info.slug());
@@ -183,6 +183,9 @@ pub async fn game(
          </section>\n\
          <aside class=\"panel\">\n<h1>{title}</h1>\n\
          <p id=\"you\">{you}</p>\n\
+         <div id=\"join-or-watch\" class=\"join-or-watch\" hidden><p id=\"invite-text\"></p>\
+         <button type=\"button\" id=\"take-seat\">Take the seat</button> \
+         <button type=\"button\" id=\"just-watch\" class=\"secondary\">Just watch</button></div>\n\
          <p id=\"rules\" class=\"rules\"><a href=\"/variants/{slug}\">Rules</a>{rules}</p>\n\
          <p id=\"time-control\" class=\"time-control\">{control}</p>\n\
          <p id=\"status\" class=\"status\">Position: <code>{position}</code></p>\n\

@@ -163,6 +163,21 @@ async fn click(c: &Client, point: &str) {
         .unwrap_or_else(|e| panic!("clicking {point}: {e}"));
 }
 
+/// Clicks the button `css` names once it is shown (the page shows it after its first state).
+async fn press_when_shown(c: &Client, css: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && e.is_displayed().await.unwrap_or(false)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{css} was never shown");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    press(c, css).await;
+}
+
 /// Clicks the button (or link) `css` names.
 async fn press(c: &Client, css: &str) {
     c.find(Locator::Css(css))
@@ -232,6 +247,7 @@ async fn seated_pair_timed(
         .goto(&format!("{}/g/{}", server.base, seat.id))
         .await
         .unwrap();
+    press_when_shown(&black, "#take-seat").await;
     wait_text(&black, "#you", "You play black.").await;
     (white, black, seat)
 }
@@ -287,11 +303,29 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
     assert!(share.starts_with(&server.base), "{share}");
     assert_eq!(http.state(&id).await["status"], "waiting");
 
-    // The first to open the link takes the seat; the next one watches.
-    black.goto(&share).await.unwrap();
-    wait_text(&black, "#you", "You play black.").await;
+    // Whoever opens the link chooses: the seat, or watching. Opening it takes nothing.
     watcher.goto(&share).await.unwrap();
+    press_when_shown(&watcher, "#just-watch").await;
     wait_text(&watcher, "#you", "You are watching.").await;
+    assert!(attr(&watcher, "#join-or-watch", "hidden").await.is_some());
+    assert_eq!(http.state(&id).await["status"], "waiting");
+    black.goto(&share).await.unwrap();
+    wait_text(
+        &black,
+        "#invite-text",
+        "White is waiting for an opponent. Play black, or watch?",
+    )
+    .await;
+    assert_eq!(http.state(&id).await["status"], "waiting");
+    press(&black, "#take-seat").await;
+    wait_text(&black, "#you", "You play black.").await;
+    assert!(attr(&black, "#join-or-watch", "hidden").await.is_some());
+    watcher.refresh().await.unwrap();
+    wait_text(&watcher, "#you", "You are watching.").await;
+    assert!(
+        attr(&watcher, "#join-or-watch", "hidden").await.is_some(),
+        "a game with both seats taken asks nothing"
+    );
     wait_text(&white, "#spectators", "1 spectator").await;
     assert!(
         attr(&white, "#handoff", "hidden").await.is_none(),
