@@ -90,6 +90,10 @@ function receive(msg) {
       if (msg.handoff_url) {
         const p = $('handoff');
         p.querySelector('a').href = msg.handoff_url;
+        // Drawn only when asked for: the picture carries the seat too.
+        p.querySelector('details').addEventListener('toggle', () => {
+          $('handoff-qr').src = `/g/${id}/handoff.svg`;
+        }, { once: true });
         p.hidden = false;
       }
       break;
@@ -724,6 +728,15 @@ for (const [button, type] of [
 ]) {
   $(button).addEventListener('click', () => {
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
+  });
+}
+
+// The system's share sheet, where the browser has one (phones, mostly).
+if (navigator.share) {
+  const native = $('share-native');
+  native.hidden = false;
+  native.addEventListener('click', () => {
+    navigator.share({ title: document.title, url: $('share').value }).catch(() => {});
   });
 }
 

@@ -79,6 +79,24 @@ pub fn options_in_words(info: &VariantInfo, chosen: &BTreeMap<String, String>) -
         .join(" · ")
 }
 
+/// A QR code of `text` as an inline SVG (no XML declaration), `label` for screen readers; dark
+/// on white whatever the page's colours, as scanners want.
+pub fn qr_svg(text: &str, label: &str) -> String {
+    let Ok(code) = qrcode::QrCode::new(text.as_bytes()) else {
+        return String::new();
+    };
+    let svg = code
+        .render::<qrcode::render::svg::Color>()
+        .min_dimensions(180, 180)
+        .build();
+    let svg = svg.find("<svg").map_or(svg.as_str(), |at| &svg[at..]);
+    svg.replacen(
+        "<svg ",
+        &format!("<svg role=\"img\" aria-label=\"{}\" ", escape(label)),
+        1,
+    )
+}
+
 /// The table setup for a variant: its own options only, the colour, and the button.
 pub fn setup_form(info: &VariantInfo) -> String {
     let slug = escape(info.slug());

@@ -113,6 +113,7 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(assets::favicon))
         .route("/g/{id}/record", get(api::record))
         .route("/g/{id}/analysis", get(pages::analysis))
+        .route("/g/{id}/handoff.svg", get(pages::handoff_qr))
         .route("/static/{*path}", get(assets::serve))
         .route("/healthz", get(api::healthz))
         .route("/readyz", get(api::readyz))

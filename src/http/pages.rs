@@ -8,7 +8,7 @@ use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
 use axum::extract::{Path, Query, State};
-use axum::http::header::LOCATION;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
@@ -174,7 +174,7 @@ pub async fn game(
         None => "You are watching.".to_string(),
     };
     let main = format!(
-        "<main class=\"game\" id=\"game\" data-game=\"{id}\">\n\
+        "<main class=\"game\" id=\"game\" data-game=\"{id}\" data-status=\"{status}\">\n\
          <section class=\"board-wrap\">\n\
          <svg id=\"board\" role=\"group\" aria-label=\"{title} board\"></svg>\n\
          <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n\
@@ -211,9 +211,14 @@ pub async fn game(
          <p id=\"rematch-link\" hidden><a>Watch the rematch</a></p>\n\
          <div class=\"share\"><label for=\"share\">Share this link</label>\
          <div class=\"row\"><input id=\"share\" readonly value=\"{share}\">\
-         <button id=\"copy\" type=\"button\">Copy</button></div></div>\n\
-         <p id=\"handoff\" class=\"handoff\" hidden><a>Continue on another device</a> \
-         (this link carries your seat: keep it to yourself)</p>\n\
+         <button id=\"copy\" type=\"button\">Copy</button>\
+         <button id=\"share-native\" type=\"button\" hidden>Share…</button></div>\
+         <details class=\"qr\"><summary>QR code</summary>{share_qr}</details></div>\n\
+         <div id=\"handoff\" class=\"handoff\" hidden><a>Continue on another device</a> \
+         (this link carries your seat: keep it to yourself)\
+         <details class=\"qr\"><summary>Scan it with your phone</summary>\
+         <img id=\"handoff-qr\" alt=\"QR code of the link that carries your seat\" \
+         width=\"180\" height=\"180\"></details></div>\n\
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
          <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
@@ -229,6 +234,8 @@ pub async fn game(
         position = escape(&state.now.position),
         analysis = analysis,
         replay = super::html::REPLAY_CONTROLS,
+        share_qr = super::html::qr_svg(&share, "QR code of this game's link"),
+        status = state.now.status.as_str(),
         slug = escape(&state.variant),
         rules = rules,
         control = if state.now.time_control.is_timed() {
@@ -246,6 +253,29 @@ fn not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
         layout("No such game · merels", main, None),
+    )
+        .into_response()
+}
+
+/// `GET /g/{id}/handoff.svg`: a QR code of the link that carries the asker's seat to another
+/// device, for the seated player only (by their cookie or token), never stored by a cache.
+pub async fn handoff_qr(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let secret = presented_secret(&headers, &id);
+    let seated = app.rooms.seat_of(&id, secret.clone()).await;
+    let (Ok(Some(_)), Some(secret)) = (seated, secret) else {
+        return ApiError::from(RoomError::NotSeated).into_response();
+    };
+    let link = format!("{}/g/{id}?seat={secret}", base_url(&app.config, &headers));
+    (
+        [
+            (CONTENT_TYPE, "image/svg+xml"),
+            (CACHE_CONTROL, "no-store, private"),
+        ],
+        super::html::qr_svg(&link, "QR code of the link that carries your seat"),
     )
         .into_response()
 }

@@ -1086,6 +1086,57 @@ async fn a_player_looks_back_during_play_and_returns_to_the_game() {
     server.stop().await;
 }
 
+/// On a phone, a game waiting for its opponent shows the invite above the fold, and the QR code
+/// of the link that carries the seat is drawn when asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let seat = server.http().create("nine-mens-morris", "white").await;
+    let driver = Driver::start().await;
+    let phone = driver.browser("phone", 390, 844).await;
+    phone
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&phone, "#you", "You play white.").await;
+    let fits = phone
+        .execute(
+            "const r = document.getElementById('share').getBoundingClientRect();\
+             return r.top >= 0 && r.bottom <= window.innerHeight;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(fits, true, "the invite is above the fold");
+    std::fs::write(
+        screenshots_dir().join("invite-phone.png"),
+        phone.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    press_when_shown(&phone, "#handoff summary").await;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let drawn = phone
+            .execute(
+                "const i = document.getElementById('handoff-qr'); return i.complete && i.naturalWidth;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        if drawn.as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the seat's QR code never drew");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    phone.close().await.unwrap();
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_double_click_plays_one_turn() {
     let _turn = one_at_a_time().await;

@@ -62,6 +62,36 @@ async fn check_page(server: &TestServer, path: &str) -> String {
     html
 }
 
+/// The game page carries a QR code of its link; the link that carries a seat has one too, for
+/// its holder alone and never cached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_come_as_qr_codes_and_the_seats_only_to_its_holder() {
+    let server = TestServer::start().await;
+    let white = server.http().create("six-mens-morris", "white").await;
+    let game = check_page(&server, &format!("/g/{}", white.id)).await;
+    assert!(
+        game.contains("<details class=\"qr\"><summary>QR code</summary><svg role=\"img\""),
+        "{game}"
+    );
+    assert!(game.contains("data-status=\"waiting\""));
+    let path = format!("{}/g/{}/handoff.svg", server.base, white.id);
+    let client = reqwest::Client::new();
+    let stranger = client.get(&path).send().await.unwrap();
+    assert_eq!(stranger.status(), 403);
+    let holder = client
+        .get(&path)
+        .bearer_auth(&white.secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(holder.status(), 200);
+    assert_eq!(holder.headers()["content-type"], "image/svg+xml");
+    assert_eq!(holder.headers()["cache-control"], "no-store, private");
+    let svg = holder.text().await.unwrap();
+    assert!(svg.starts_with("<svg ") && svg.contains("<path"), "{svg}");
+    server.stop().await;
+}
+
 /// A game says which rules are in force, in the setup form's words, and links the variant's
 /// page; so does its line among the games being played.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
