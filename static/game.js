@@ -229,6 +229,9 @@ function offerNews(was) {
   if (!was.draw && state.draw_offer) return `${who(state.draw_offer)} offered a draw.`;
   if (!was.takeback && state.takeback_offer) return `${who(state.takeback_offer)} asked for a takeback.`;
   if (!was.rematch && state.rematch_offer) return `${who(state.rematch_offer)} offered a rematch.`;
+  if (was.rematch && !state.rematch_offer && !state.rematch) {
+    return `${who(other(was.rematch))} declined the rematch.`;
+  }
   return null;
 }
 
@@ -536,6 +539,7 @@ function render() {
     rematch.disabled = mine;
     rematch.textContent = mine ? 'Rematch offered' : state.rematch_offer ? 'Accept the rematch' : 'Rematch';
   }
+  $('rematch-decline').hidden = !over || !state.rematch_offer || state.rematch_offer === hello.seat;
   if (state.rematch && (!hello || !hello.seat)) {
     const p = $('rematch-link');
     p.querySelector('a').href = `/g/${state.rematch}`;
@@ -720,6 +724,7 @@ for (const [button, type] of [
   ['draw-accept', 'draw_accept'],
   ['draw-decline', 'draw_decline'],
   ['rematch', 'rematch'],
+  ['rematch-decline', 'rematch_decline'],
   ['takeback-offer', 'takeback_offer'],
   ['takeback-accept', 'takeback_accept'],
   ['takeback-decline', 'takeback_decline'],

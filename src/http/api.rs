@@ -314,7 +314,7 @@ fn named_action(name: &str) -> Result<Action, ApiError> {
         .ok_or_else(|| {
             ApiError::new(
                 ErrorCode::NotFound,
-                "no such action: resign, abort, rematch, draw/{offer,accept,decline}, \
+                "no such action: resign, abort, rematch, rematch/decline, draw/{offer,accept,decline}, \
                  takeback/{offer,accept,decline}, claim/{win,draw}",
             )
         })

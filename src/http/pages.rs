@@ -203,6 +203,7 @@ pub async fn game(
          <button type=\"button\" id=\"takeback-accept\" hidden>Allow the takeback</button>\
          <button type=\"button\" id=\"takeback-decline\" class=\"secondary\" hidden>Refuse</button>\
          <button type=\"button\" id=\"rematch\" hidden>Rematch</button>\
+         <button type=\"button\" id=\"rematch-decline\" class=\"secondary\" hidden>Decline the rematch</button>\
          <span id=\"claim\" hidden><button type=\"button\" id=\"claim-win\">Claim the win</button> \
          <button type=\"button\" id=\"claim-draw\" class=\"secondary\">Claim a draw</button></span></div>\n\
          <form id=\"type-turn\" class=\"type-turn\" hidden><label for=\"typed\">Type your turn</label> \

@@ -47,6 +47,8 @@ pub enum ClientMessage {
     TakebackDecline,
     /// After the end: ask for a rematch with colours swapped (starts it if the opponent asked).
     Rematch,
+    /// After the end: decline the opponent's rematch offer.
+    RematchDecline,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
     /// The opponent has been gone too long on their turn: claim the win.
@@ -72,7 +74,7 @@ pub enum ParseError {
 
 impl ClientMessage {
     /// Every `type` a client may send.
-    pub const TYPES: [&'static str; 14] = [
+    pub const TYPES: [&'static str; 15] = [
         "move",
         "resign",
         "draw_offer",
@@ -82,6 +84,7 @@ impl ClientMessage {
         "takeback_accept",
         "takeback_decline",
         "rematch",
+        "rematch_decline",
         "abort",
         "claim_win",
         "claim_draw",

@@ -40,6 +40,8 @@ pub enum Action {
     Takeback(OfferAction),
     /// Ask for a rematch after the end.
     Rematch,
+    /// Decline the opponent's rematch offer.
+    RematchDecline,
 }
 
 impl Action {
@@ -60,6 +62,7 @@ impl Action {
             M::TakebackAccept => Action::Takeback(OfferAction::Accept),
             M::TakebackDecline => Action::Takeback(OfferAction::Decline),
             M::Rematch => Action::Rematch,
+            M::RematchDecline => Action::RematchDecline,
             M::Sync | M::Ping => return None,
         })
     }

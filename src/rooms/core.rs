@@ -58,6 +58,8 @@ pub(super) enum Ask {
     Takeback { seat: Color, action: OfferAction },
     /// Ask for a rematch; `fresh` is what starting one needs.
     Rematch { seat: Color, fresh: Fresh },
+    /// Decline the opponent's rematch offer.
+    RematchDecline { seat: Color },
     /// Take the empty seat with the secret whose hash is given.
     Join { hash: String },
     /// Close an unfinished game as abandoned (the stale-game sweep).
@@ -134,6 +136,7 @@ impl Table {
             Ask::Draw { seat, action } => self.draw(seat, action, now),
             Ask::Takeback { seat, action } => self.takeback(seat, action, now).map(Some),
             Ask::Rematch { seat, fresh } => self.rematch(seat, fresh, now),
+            Ask::RematchDecline { seat } => self.decline_rematch(seat, now).map(Some),
             Ask::Join { hash } => self.join(hash, now).map(Some),
             Ask::Abandon => Ok(self.abandon(now)),
             Ask::Expire => Ok(self.expire(now)),

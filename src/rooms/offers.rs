@@ -177,6 +177,17 @@ impl Table {
         }))
     }
 
+    /// Declines the opponent's rematch offer: stored, then gone for both (either may ask again).
+    pub(super) fn decline_rematch(&self, seat: Color, now: i64) -> Result<Plan, RoomError> {
+        if self.status != Status::Finished
+            || self.rematch.is_some()
+            || self.rematch_offer != Some(seat.opponent())
+        {
+            return Err(RoomError::NotAllowed("there is no rematch offer to answer"));
+        }
+        Ok(self.offer(OfferKind::Rematch, None, now))
+    }
+
     /// `seat`'s seat in the rematch, for the player who holds `secret` here: the same secret.
     pub fn rematch_seat(&self, seat: Color, secret: String) -> Option<SeatGrant> {
         Some(SeatGrant {

@@ -318,6 +318,7 @@ impl Room {
             Action::End(ending) => Ask::End { seat, ending },
             Action::Draw(action) => Ask::Draw { seat, action },
             Action::Takeback(action) => Ask::Takeback { seat, action },
+            Action::RematchDecline => Ask::RematchDecline { seat },
             Action::Rematch => Ask::Rematch {
                 seat,
                 fresh: Fresh {

@@ -1,8 +1,8 @@
 //! Ends off the board: resignation and abort, over WebSocket and HTTP, checked, stored, pushed to
 //! everyone, kept across a restart, and written into the record.
 
-use crate::harness::{TestServer, turns};
-use serde_json::json;
+use crate::harness::{Http, TestServer, turns};
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resignation_ends_the_game_for_everyone_and_survives_a_restart() {
@@ -203,6 +203,68 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
     assert!(
         record.contains("[Result \"1/2-1/2\"]") && record.contains("[Termination \"agreement\"]")
     );
+    server.stop().await;
+}
+
+/// POSTs the action `what` of game `id` with `secret`.
+async fn post(http: &Http, id: &str, what: &str, secret: &str) -> (u16, Value) {
+    let path = format!("/api/games/{id}/{what}");
+    http.request("POST", &path, Some(secret), None).await
+}
+
+/// A rematch offer can be declined: stored, gone for both, said to everyone; only the player it
+/// was made to may decline it, and only while it stands. Asking again makes a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_offer_is_declined() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let (w, b) = (white.secret.as_str(), black.secret.as_str());
+    let post = |what: &'static str, secret| post(&http, &white.id, what, secret);
+    post("resign", b).await;
+    let (status, body) = post("rematch/decline", b).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("not_allowed")),
+        "no offer yet"
+    );
+    assert_eq!(post("rematch", w).await.0, 200);
+    let mut watcher = server.ws(&white.id, None).await;
+    let (status, body) = post("rematch/decline", w).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("not_allowed")),
+        "not one's own offer"
+    );
+    let (status, body) = post("rematch/decline", b).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["rematch_offer"], Value::Null);
+    // Everyone is told (a finished game's changes go out as whole states).
+    while watcher.next_of("state").await["rematch_offer"] != Value::Null {}
+    // Stored: a restart does not bring it back.
+    let server = server.restart().await;
+    let http = server.http();
+    assert_eq!(http.state(&white.id).await["rematch_offer"], Value::Null);
+    // Over the socket too, and asking again is a new offer.
+    let mut ws_black = server.ws(&white.id, Some(b)).await;
+    let (status, _) = http
+        .request(
+            "POST",
+            &format!("/api/games/{}/rematch", white.id),
+            Some(w),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    ws_black
+        .send_json(serde_json::json!({"type": "rematch_decline"}))
+        .await;
+    let deadline = std::time::Instant::now() + crate::harness::WAIT;
+    while http.state(&white.id).await["rematch_offer"] != Value::Null {
+        assert!(std::time::Instant::now() < deadline, "never declined");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     server.stop().await;
 }
 

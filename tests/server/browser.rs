@@ -708,6 +708,13 @@ async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapp
     resign.click().await.unwrap();
     wait_text(&first, "#banner", "White wins (resignation)").await;
 
+    // A rematch offer can be declined, and each side is told.
+    press(&first, "#rematch").await;
+    wait_text(&second, "#notice", "Your opponent offered a rematch.").await;
+    press_when_shown(&second, "#rematch-decline").await;
+    wait_text(&first, "#notice", "Your opponent declined the rematch.").await;
+    wait_text(&first, "#rematch", "Rematch").await;
+    assert!(attr(&second, "#rematch-decline", "hidden").await.is_some());
     press(&first, "#rematch").await;
     wait_text(&second, "#rematch", "Accept the rematch").await;
     press(&second, "#rematch").await;
