@@ -7,7 +7,7 @@ use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::engine::Level;
 use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry};
-use crate::rooms::{Action, Actor, ColorChoice, RoomError, SeatGrant};
+use crate::rooms::{Action, Actor, ColorChoice, Opponent, RoomError, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
@@ -114,20 +114,22 @@ pub struct CreateRequest {
     /// Play the computer at this level (1 to 6) instead of a friend.
     #[serde(default)]
     computer: Option<u8>,
+    /// Let anyone take the empty seat: the game is listed among the open challenges.
+    #[serde(default)]
+    open: bool,
 }
 
-/// Reads a computer level from a request.
-pub fn computer_level(level: Option<u8>) -> Result<Option<Level>, ApiError> {
-    level
-        .map(|n| {
-            Level::new(n).ok_or_else(|| {
-                ApiError::new(
-                    ErrorCode::BadVariant,
-                    format!("no computer level {n}: 1 to 6"),
-                )
-            })
-        })
-        .transpose()
+/// The opponent a request asks for: the computer at `level`, anyone (`open`), or a friend.
+pub fn opponent(level: Option<u8>, open: bool) -> Result<Opponent, ApiError> {
+    let bad = |why: String| ApiError::new(ErrorCode::BadVariant, why);
+    match (level, open) {
+        (Some(_), true) => Err(bad("a game against the computer has no seat to open".into())),
+        (Some(n), false) => Level::new(n)
+            .map(Opponent::Computer)
+            .ok_or_else(|| bad(format!("no computer level {n}: 1 to 6"))),
+        (None, true) => Ok(Opponent::Anyone),
+        (None, false) => Ok(Opponent::Friend),
+    }
 }
 
 /// Reads a time control from a request.
@@ -203,10 +205,10 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let req = body(&app, json)?;
     let clock = time_control(req.clock.as_deref())?;
-    let computer = computer_level(req.computer)?;
+    let opponent = opponent(req.computer, req.open)?;
     let grant = app
         .rooms
-        .create(from, &req.variant, &req.options, clock, req.color, computer)
+        .create(from, &req.variant, &req.options, clock, req.color, opponent)
         .await?;
     Ok(granted(&app, &headers, grant, StatusCode::CREATED))
 }

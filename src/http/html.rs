@@ -34,6 +34,11 @@ pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n\
+         <meta property=\"og:title\" content=\"{title}\">\n\
+         <meta property=\"og:site_name\" content=\"merels\">\n\
+         <meta property=\"og:description\" content=\"Play mill games with a friend: send a link, \
+         no sign-up.\">\n<meta name=\"description\" content=\"Play mill games with a friend: \
+         send a link, no sign-up.\">\n\
          <link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">\n</head>\n\
          <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
          {main}\n<footer class=\"foot\">No sign-up required. Share a link and start playing. \
@@ -152,7 +157,9 @@ pub fn setup_form(info: &VariantInfo) -> String {
         );
     }
     form.push_str(
-        "</fieldset>\n<div class=\"opponents\"><button type=\"submit\" name=\"opponent\" \
+        "</fieldset>\n<label class=\"open\"><input type=\"checkbox\" name=\"open\"> Let anyone \
+         take the seat (listed under Open challenges)</label>\n\
+         <div class=\"opponents\"><button type=\"submit\" name=\"opponent\" \
          value=\"friend\">Play a friend</button>\n<span class=\"computer\"><label>Level \
          <select name=\"level\">",
     );

@@ -21,8 +21,43 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
     let mut main = String::from(
         "<main class=\"home\">\n<h1>Play mill games with a friend</h1>\n\
          <p class=\"lead\">Pick a game and its rules, then send the link. Whoever opens it first \
-         may take the seat across from you, or just watch; everyone after watches live. No sign-up.</p>\n<section class=\"variants\">\n",
+         may take the seat across from you, or just watch; everyone after watches live. No sign-up.</p>\n",
     );
+    // Games anyone may join: a visitor without a friend at hand finds one here.
+    main.push_str("<section class=\"challenges\" id=\"challenges\">\n<h2>Open challenges</h2>\n");
+    match app.rooms.store().open_challenges(20).await {
+        Ok(open) if !open.is_empty() => {
+            main.push_str("<ul class=\"open-challenges\">");
+            for c in open {
+                let info = catalog.get(&c.variant).ok();
+                let title = info.map_or(c.variant.clone(), |v| v.title.clone());
+                let chosen = crate::catalog::parse_options(&c.options).unwrap_or_default();
+                let options = match info.map(|i| options_in_words(i, &chosen)) {
+                    Some(words) if !words.is_empty() => format!(" ({words})"),
+                    _ => String::new(),
+                };
+                let time = crate::clock::TimeControl::parse(&c.time_control)
+                    .map_or_else(|_| c.time_control.clone(), |t| t.words());
+                let _ = write!(
+                    main,
+                    "<li><a href=\"/g/{}\">{}{options}</a>, {}: {} is waiting</li>",
+                    escape(&c.id),
+                    escape(&title),
+                    escape(&time),
+                    if c.waiting == "white" {
+                        "White"
+                    } else {
+                        "Black"
+                    },
+                );
+            }
+            main.push_str("</ul>\n");
+        }
+        _ => main.push_str(
+            "<p>None right now: start one below with \"Let anyone take the seat\".</p>\n",
+        ),
+    }
+    main.push_str("</section>\n<section class=\"variants\">\n");
     for info in catalog.variants() {
         let slug = escape(info.slug());
         let thumbnail = info
@@ -92,16 +127,16 @@ pub async fn create(
         other => other.unwrap_or_default().to_string(),
     };
     let clock = super::api::time_control(Some(&clock))?;
-    let computer = match form.get("opponent").map(String::as_str) {
+    let opponent = match form.get("opponent").map(String::as_str) {
         Some("computer") => {
             let level = form.get("level").and_then(|l| l.parse().ok()).unwrap_or(0);
-            super::api::computer_level(Some(level))?
+            super::api::opponent(Some(level), false)?
         }
-        _ => None,
+        _ => super::api::opponent(None, form.contains_key("open"))?,
     };
     let grant = app
         .rooms
-        .create(from, variant, &options, clock, color, computer)
+        .create(from, variant, &options, clock, color, opponent)
         .await?;
     Ok((
         StatusCode::SEE_OTHER,
@@ -192,7 +227,9 @@ pub async fn game(
          <div id=\"sides\" class=\"sides\"></div>\n\
          <p id=\"clock-note\" class=\"clock-note\" hidden></p>\n\
          <p id=\"notice\" class=\"notice\" hidden></p>\n\
-         <p id=\"conn\" class=\"conn\">Connecting…</p>\n\
+         <p id=\"conn\" class=\"conn\"></p>\n\
+         <noscript><p class=\"notice\">Playing needs JavaScript: without it this page shows the \
+         game as it stood when the page was made.</p></noscript>\n\
          <div id=\"actions\" class=\"actions\" hidden>\
          <button type=\"button\" id=\"abort\" class=\"danger\" hidden>Abort</button>\
          <button type=\"button\" id=\"resign\" class=\"danger\" hidden>Resign</button>\

@@ -88,6 +88,17 @@ pub enum OfferAction {
     Decline,
 }
 
+/// Who the creator of a game plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opponent {
+    /// Whoever the creator sends the link to.
+    Friend,
+    /// Anyone: the game is listed among the open challenges while it waits.
+    Anyone,
+    /// The computer at this level, seated at once.
+    Computer(crate::engine::Level),
+}
+
 /// The colour the creator asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -41,7 +41,7 @@ use crate::protocol::{Analysis, GameState};
 use crate::rules::{Color, Game, ReplayError};
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::room_ms;
-pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, SeatGrant};
+pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, Opponent, SeatGrant};
 use command::{Answer, Command};
 pub use computer::{ComputerConfig, level_of, read_table, seat_marker, write_table};
 pub use error::RoomError;
@@ -198,8 +198,8 @@ impl Rooms {
         self.inner.tasks.wait().await;
     }
 
-    /// Creates a game with the creator seated, and with `computer` at that level in the other
-    /// seat when asked; durable before it returns.
+    /// Creates a game with the creator seated, and the computer in the other seat when it is the
+    /// opponent; durable before it returns.
     pub async fn create(
         &self,
         from: IpAddr,
@@ -207,7 +207,7 @@ impl Rooms {
         options: &BTreeMap<String, String>,
         time_control: TimeControl,
         color: ColorChoice,
-        computer: Option<crate::engine::Level>,
+        opponent: Opponent,
     ) -> Result<SeatGrant, RoomError> {
         if self.inner.shutdown.is_cancelled() {
             return Err(RoomError::Unavailable);
@@ -217,7 +217,7 @@ impl Rooms {
             .catalog
             .configure(variant, options)
             .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
-        self.charge(from, computer.is_some())?;
+        self.charge(from, matches!(opponent, Opponent::Computer(_)))?;
         let color = match color {
             ColorChoice::White => Color::White,
             ColorChoice::Black => Color::Black,
@@ -240,6 +240,7 @@ impl Rooms {
                 created_at: at,
                 updated_at: at,
                 version: 1,
+                open_challenge: opponent == Opponent::Anyone,
                 ..GameRow::default()
             };
             // A taken id (90 random bits within one millisecond) would be a miracle; draw again
@@ -257,7 +258,7 @@ impl Rooms {
                     turns: Vec::new(),
                 };
                 self.start(&id, Some(stored));
-                if let Some(level) = computer {
+                if let Opponent::Computer(level) = opponent {
                     self.call(&id, |reply| Command::SeatComputer { level, reply })
                         .await?;
                 }

@@ -122,6 +122,23 @@ pub struct GameRow {
     pub rematch_offer: Option<String>,
     /// The rematch's id, once it has started.
     pub rematch_id: Option<String>,
+    /// Anyone may take the empty seat: listed among the open challenges while it waits.
+    pub open_challenge: bool,
+}
+
+/// A game waiting for anyone to take its empty seat, as the home page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    /// The game's id.
+    pub id: String,
+    /// The variant's slug.
+    pub variant: String,
+    /// The table options, `key=value,...`.
+    pub options: String,
+    /// The time control, as [`crate::clock::TimeControl`] writes it.
+    pub time_control: String,
+    /// The side of the player waiting: `white` or `black`.
+    pub waiting: &'static str,
 }
 
 /// Both clocks as of a moment.
@@ -477,7 +494,8 @@ impl Store {
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
-                 takeback_offer_ply, rematch_offer_by, rematch_id FROM games WHERE id = $1",
+                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge FROM games \
+                 WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)
@@ -515,6 +533,7 @@ impl Store {
                 takeback_offer: offer("takeback_offer_by", "takeback_offer_ply")?,
                 rematch_offer: row.try_get("rematch_offer_by")?,
                 rematch_id: row.try_get("rematch_id")?,
+                open_challenge: row.try_get("open_challenge")?,
             };
             let turns = sqlx::query(
                 "SELECT ply, notation, played_at, white_ms, black_ms FROM turns \
@@ -556,6 +575,32 @@ impl Store {
             .fetch_all(pool)
             .await?;
             rows.iter().map(|r| r.try_get("id").map_err(StoreError::from)).collect()
+        })
+    }
+
+    /// The open challenges waiting for an opponent, newest first.
+    pub async fn open_challenges(&self, limit: i64) -> Result<Vec<Challenge>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let rows = sqlx::query(
+                "SELECT id, variant, options, time_control, white_secret_hash IS NOT NULL AS white \
+                 FROM games WHERE status = 'waiting' AND open_challenge \
+                 ORDER BY created_at DESC LIMIT $1",
+            )
+            .bind(limit)
+            .fetch_all(pool)
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok(Challenge {
+                        id: r.try_get("id")?,
+                        variant: r.try_get("variant")?,
+                        options: r.try_get("options")?,
+                        time_control: r.try_get("time_control")?,
+                        waiting: if r.try_get::<bool, _>("white")? { "white" } else { "black" },
+                    })
+                })
+                .collect::<Result<Vec<_>, sqlx::Error>>()
+                .map_err(StoreError::from)
         })
     }
 

@@ -180,8 +180,8 @@ async fn try_batch(
                                 "INSERT INTO games (id, variant, options, time_control, \
                                  white_secret_hash, black_secret_hash, status, result, termination, \
                                  created_at, updated_at, version, clock_white_ms, clock_black_ms, \
-                                 clock_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, \
-                                 $12, $13, $14, $15) ON CONFLICT DO NOTHING",
+                                 clock_at, open_challenge) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+                                 $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING",
                             )
                             .bind(&g.id)
                             .bind(&g.variant)
@@ -198,6 +198,7 @@ async fn try_batch(
                             .bind(g.clock.map(|c| c.white_ms))
                             .bind(g.clock.map(|c| c.black_ms))
                             .bind(g.clock.map(|c| c.at))
+                            .bind(g.open_challenge)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()

@@ -1144,6 +1144,79 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     server.stop().await;
 }
 
+/// A game opened to anyone is listed on the home page under "Open challenges"; a visitor takes
+/// it from there and plays; once taken it is listed no more. One for a friend never is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_challenge_is_taken_from_the_home_page() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let private = http.create("six-mens-morris", "white").await;
+    let (status, body) = http
+        .request(
+            "POST",
+            "/api/games",
+            None,
+            Some(json!({"variant": "six-mens-morris", "computer": 2, "open": true})),
+        )
+        .await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("bad_variant")));
+    let driver = Driver::start().await;
+    let creator = driver.browser("creator", 1000, 800).await;
+    creator.goto(&server.base).await.unwrap();
+    for css in [
+        "#v-six-mens-morris input[name=\"open\"]",
+        "#v-six-mens-morris input[value=\"white\"]",
+        "#v-six-mens-morris button[value=\"friend\"]",
+    ] {
+        press(&creator, css).await;
+    }
+    wait_text(&creator, "#you", "You play white.").await;
+    let id = creator
+        .current_url()
+        .await
+        .unwrap()
+        .path()
+        .trim_start_matches("/g/")
+        .to_string();
+
+    let visitor = driver.browser("visitor", 1000, 800).await;
+    visitor.goto(&server.base).await.unwrap();
+    wait_text(
+        &visitor,
+        "#challenges",
+        "Six Men's Morris, Untimed: White is waiting",
+    )
+    .await;
+    assert_eq!(
+        count(&visitor, "#challenges li").await,
+        1,
+        "the friend's game is not listed"
+    );
+    assert_eq!(
+        attr(&visitor, "#challenges a", "href").await.as_deref(),
+        Some(format!("/g/{id}").as_str())
+    );
+    assert_ne!(private.id, id);
+    press(&visitor, "#challenges a").await;
+    press_when_shown(&visitor, "#take-seat").await;
+    wait_text(&visitor, "#you", "You play black.").await;
+    wait_text(&creator, "#status", "Your turn.").await;
+    let home = reqwest::get(&server.base)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        home.contains("None right now"),
+        "a taken challenge is listed no more"
+    );
+    creator.close().await.unwrap();
+    visitor.close().await.unwrap();
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_double_click_plays_one_turn() {
     let _turn = one_at_a_time().await;

@@ -9,7 +9,8 @@ use merels::clock::{Clock, Expiry, FIRST_MOVE_MS, TimeControl};
 use merels::protocol::{GameState, Status};
 use merels::rooms::outbox::{Next, Outbox};
 use merels::rooms::{
-    Action, Actor, ColorChoice, Connection, Ending, OfferAction, RoomError, Rooms, RoomsConfig,
+    Action, Actor, ColorChoice, Connection, Ending, OfferAction, Opponent, RoomError, Rooms,
+    RoomsConfig,
 };
 use merels::rules::{Color, Termination};
 use merels::store::Store;
@@ -114,7 +115,7 @@ impl Table {
                 &BTreeMap::new(),
                 control,
                 ColorChoice::White,
-                None,
+                Opponent::Friend,
             )
             .await
             .unwrap();

@@ -74,6 +74,11 @@ async fn links_come_as_qr_codes_and_the_seats_only_to_its_holder() {
         "{game}"
     );
     assert!(game.contains("data-status=\"waiting\""));
+    // A link preview names the game; without JavaScript the page says what it can and cannot do.
+    assert!(
+        game.contains("<meta property=\"og:title\" content=\"Six Men&#39;s Morris · merels\">")
+    );
+    assert!(game.contains("<noscript>") && game.contains("<p id=\"conn\" class=\"conn\"></p>"));
     let path = format!("{}/g/{}/handoff.svg", server.base, white.id);
     let client = reqwest::Client::new();
     let stranger = client.get(&path).send().await.unwrap();

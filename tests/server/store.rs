@@ -364,6 +364,38 @@ async fn exercise(store: Store) {
         !live.contains(&"g1".to_string()) && !live.contains(&"old".to_string()),
         "neither finished nor waiting games are being played: {live:?}"
     );
+    // Open challenges: waiting games their creator opened to anyone, newest first; a game made
+    // for a friend is never listed, nor one that has started.
+    let open = |id: &str, at| GameRow {
+        open_challenge: true,
+        black_secret_hash: Some("bb".repeat(32)),
+        white_secret_hash: None,
+        ..game(id, at)
+    };
+    for row in [
+        open("c1", at),
+        open("c2", at + 1),
+        GameRow {
+            open_challenge: true,
+            ..playing("c3", at)
+        },
+    ] {
+        create(&store, row).await;
+    }
+    assert!(store.load("c1").await.unwrap().unwrap().game.open_challenge);
+    let challenges = store.open_challenges(100).await.unwrap();
+    let listed: Vec<(&str, &str)> = challenges
+        .iter()
+        .map(|c| (c.id.as_str(), c.waiting))
+        .collect();
+    assert_eq!(listed, [("c2", "black"), ("c1", "black")]);
+    assert_eq!(
+        (
+            challenges[0].variant.as_str(),
+            challenges[0].time_control.as_str()
+        ),
+        ("six-mens-morris", "3+2")
+    );
     store.close().await;
 }
 
