@@ -108,6 +108,33 @@ pub async fn create(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
     Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    // A form gets a page, not the API's JSON, when its game cannot be made.
+    create_from_form(app, from, form).await.unwrap_or_else(|e| {
+        error_page(
+            "The game was not created",
+            e,
+            "<a href=\"/\">Back to the games</a>",
+        )
+    })
+}
+
+/// A page saying why a page's request was refused, with the status the API would answer, and
+/// `back` (a link) to go on from.
+fn error_page(title: &str, e: ApiError, back: &str) -> Response {
+    let main = format!(
+        "<main class=\"prose\"><h1>{}</h1><p id=\"error\">{}</p><p>{back}</p></main>",
+        escape(title),
+        escape(&e.message)
+    );
+    let page = layout(&format!("{title} · merels"), &main, None);
+    (ApiError::status(e.code), page).into_response()
+}
+
+async fn create_from_form(
+    app: AppState,
+    from: std::net::IpAddr,
+    form: HashMap<String, String>,
 ) -> Result<Response, ApiError> {
     let variant = form.get("variant").map(String::as_str).unwrap_or_default();
     let color = match form.get("color").map(String::as_str) {
@@ -336,14 +363,8 @@ pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Re
         Ok(judged) => judged,
         Err(RoomError::NotFound) => return not_found(),
         Err(e) => {
-            let main = format!(
-                "<main class=\"prose\"><h1>Analysis</h1><p>{}</p>\
-                 <p><a href=\"/g/{}\">Back to the game</a></p></main>",
-                escape(&e.to_string()),
-                escape(&id)
-            );
-            let status = ApiError::status(e.code());
-            return (status, layout("Analysis · merels", &main, None)).into_response();
+            let back = format!("<a href=\"/g/{}\">Back to the game</a>", escape(&id));
+            return error_page("Analysis", ApiError::from(e), &back);
         }
     };
     let kind = if analysis.exact {

@@ -139,7 +139,7 @@ fn describe_win(variant: &Variant) -> String {
     }
     if let Some(n) = rules.three_against_three_draw {
         text.push_str(&format!(
-            " With three men each, {n} turns without a removal are a draw."
+            " With three men each, {n} plies (turns of either player) without a removal are a draw."
         ));
     }
     text

@@ -186,6 +186,35 @@ async fn rematches_spend_the_same_allowance_as_new_games() {
     server.stop().await;
 }
 
+/// The setup form over the cap gets a page that says so, not the API's JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_setup_form_over_the_cap_gets_a_page() {
+    let server = TestServer::start_with(|c| c.games_per_minute = 1).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let post = || {
+        client
+            .post(format!("{}/games", server.base))
+            .form(&[("variant", "six-mens-morris"), ("color", "white")])
+            .send()
+    };
+    assert_eq!(post().await.unwrap().status(), 303);
+    let refused = post().await.unwrap();
+    assert_eq!(refused.status(), 429);
+    assert!(
+        refused.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = refused.text().await.unwrap();
+    assert!(page.contains("<h1>The game was not created</h1>"), "{page}");
+    assert!(page.contains("at most 1 new games a minute"), "{page}");
+    server.stop().await;
+}
+
 /// Games against the computer have a cap of their own beside the one on every game: over it an
 /// address still makes games with friends, but starts no more against the computer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
