@@ -279,7 +279,7 @@ $('just-watch').addEventListener('click', () => {
   announce('You are watching.');
 });
 
-// The men on a board ({white: [points], black: [points]}) as a map from point to side.
+// Whether two turns move the same man to the same point (whatever they remove).
 function sameMove(a, b) {
   return (a.from || null) === (b.from || null) && a.to === b.to;
 }

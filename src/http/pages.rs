@@ -29,20 +29,13 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         Ok(open) if !open.is_empty() => {
             main.push_str("<ul class=\"open-challenges\">");
             for c in open {
-                let info = catalog.get(&c.variant).ok();
-                let title = info.map_or(c.variant.clone(), |v| v.title.clone());
-                let chosen = crate::catalog::parse_options(&c.options).unwrap_or_default();
-                let options = match info.map(|i| options_in_words(i, &chosen)) {
-                    Some(words) if !words.is_empty() => format!(" ({words})"),
-                    _ => String::new(),
-                };
                 let time = crate::clock::TimeControl::parse(&c.time_control)
                     .map_or_else(|_| c.time_control.clone(), |t| t.words());
                 let _ = write!(
                     main,
-                    "<li><a href=\"/g/{}\">{}{options}</a>, {}: {} is waiting</li>",
+                    "<li><a href=\"/g/{}\">{}</a>, {}: {} is waiting</li>",
                     escape(&c.id),
-                    escape(&title),
+                    named(catalog, &c.variant, &c.options),
                     escape(&time),
                     if c.waiting == "white" {
                         "White"
@@ -80,18 +73,11 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         Ok(games) if !games.is_empty() => {
             main.push_str("<ul class=\"live-games\">");
             for (id, variant, options, plies) in games {
-                let info = catalog.get(&variant).ok();
-                let title = info.map_or(variant.clone(), |v| v.title.clone());
-                let chosen = crate::catalog::parse_options(&options).unwrap_or_default();
-                let options = match info.map(|i| options_in_words(i, &chosen)) {
-                    Some(words) if !words.is_empty() => format!(" ({words})"),
-                    _ => String::new(),
-                };
                 let _ = write!(
                     main,
-                    "<li><a href=\"/g/{}\">{}{options}</a>, {plies} turn{} so far</li>",
+                    "<li><a href=\"/g/{}\">{}</a>, {plies} turn{} so far</li>",
                     escape(&id),
-                    escape(&title),
+                    named(catalog, &variant, &options),
                     if plies == 1 { "" } else { "s" }
                 );
             }
@@ -101,6 +87,19 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
     }
     main.push_str("</section>\n</main>");
     layout("merels · play mill games with a friend", &main, None)
+}
+
+/// A stored game's variant and table options as the home page lists them, escaped: `Three
+/// Men&#39;s Morris (Diagonals: On · Movement: To a neighbouring point)`.
+fn named(catalog: &crate::catalog::Catalog, slug: &str, options: &str) -> String {
+    let Ok(info) = catalog.get(slug) else {
+        return escape(slug);
+    };
+    let chosen = crate::catalog::parse_options(options).unwrap_or_default();
+    match options_in_words(info, &chosen) {
+        words if words.is_empty() => escape(&info.title),
+        words => format!("{} ({words})", escape(&info.title)),
+    }
 }
 
 /// `POST /games` (the home page's forms): creates a game and takes the creator to it, seated.
