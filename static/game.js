@@ -5,6 +5,7 @@
 // `update` that says where the game stands, merged in here.
 
 import { Board, menAt, moved } from './board.js';
+import { Chat } from './chat.js';
 
 const root = document.getElementById('game');
 const pageTitle = document.title;
@@ -28,6 +29,11 @@ let flipped = false; // the board drawn from Black's side
 let flippedByHand = false;
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
+const chat = new Chat((message) => {
+  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(message));
+  return true;
+});
 
 function setConn(text, ok) {
   const conn = $('conn');
@@ -87,6 +93,7 @@ function receive(msg) {
       if (!flippedByHand) flipped = msg.seat === 'black';
       board = new Board($('board'), msg.board, activate, flipped);
       $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
+      chat.hello(msg.seat);
       if (msg.handoff_url) {
         const p = $('handoff');
         p.querySelector('a').href = msg.handoff_url;
@@ -125,7 +132,16 @@ function receive(msg) {
         p.hidden = false;
       }
       break;
+    case 'chat':
+      // A line missed: the whole game again, its chat with it.
+      if (!chat.line(msg)) socket.send(JSON.stringify({ type: 'sync' }));
+      break;
+    case 'chat_history':
+      chat.history(msg);
+      break;
     case 'error':
+      // An error while a line of chat, and no turn, is on its way is the line's.
+      if (sentAt === null && chat.error(msg)) break;
       showError(msg.message);
       sentAt = null;
       pending = null;
@@ -251,6 +267,7 @@ function arrived(before) {
   if (selected && !isMine(selected)) selected = null;
   render();
   maybeJoin();
+  chat.opponentIsComputer(!!(hello && hello.seat && state.seats[hello.seat === 'white' ? 'black' : 'white'].computer));
 }
 
 // A visitor who opens an invite chooses: take the empty seat, or just watch. The seat is taken

@@ -64,6 +64,26 @@ pub const REPLAY_CONTROLS: &str = "<div id=\"replay\" class=\"replay\" hidden>\
      <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M11 3h2v10h-2zM3 3l7 5-7 5z\"/></svg></button>\
      </div>";
 
+/// The game page's chat (hidden until a script is connected): its lines, a line to say, and
+/// what to hear. `static/chat.js` fills it in.
+pub fn chat_section() -> String {
+    format!(
+        "<section id=\"chat\" class=\"chat\" aria-labelledby=\"chat-title\" hidden>\
+     <h2 id=\"chat-title\">Chat</h2>\
+     <ol id=\"chat-lines\" class=\"chat-lines\" aria-live=\"polite\" hidden></ol>\
+     <p id=\"chat-muted\" class=\"notice\" hidden>The chat is muted.</p>\
+     <form id=\"chat-form\" class=\"chat-form\"><label for=\"chat-text\" class=\"sr-only\">\
+     Say something</label><input id=\"chat-text\" maxlength=\"{max}\" autocomplete=\"off\" \
+     placeholder=\"Say something…\"><button type=\"submit\">Send</button></form>\
+     <p id=\"chat-note\" class=\"chat-note\" role=\"status\" hidden></p>\
+     <p class=\"chat-options\"><label id=\"chat-mute-option\"><input type=\"checkbox\" \
+     id=\"chat-mute\"> Mute the chat</label> <label id=\"chat-spectators-option\" hidden>\
+     <input type=\"checkbox\" id=\"chat-spectators\"> Show the spectators' chat</label></p>\
+     </section>",
+        max = crate::protocol::CHAT_MAX_CHARS
+    )
+}
+
 /// A game's table options in words, as the setup form names them (`Flying: Yes · Diagonals:
 /// No`), every option of the variant with its default where none was chosen; empty for a
 /// variant without options.

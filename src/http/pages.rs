@@ -286,6 +286,7 @@ pub async fn game(
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
          <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
+         {chat}\n\
          <p class=\"board-tools\"><button type=\"button\" id=\"flip\" class=\"secondary\">Flip the board</button> \
          <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label></p>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
@@ -298,6 +299,7 @@ pub async fn game(
         position = escape(&state.now.position),
         analysis = analysis,
         replay = super::html::REPLAY_CONTROLS,
+        chat = super::html::chat_section(),
         share_qr = super::html::qr_svg(&share, "QR code of this game's link"),
         status = state.now.status.as_str(),
         slug = escape(&state.variant),

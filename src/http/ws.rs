@@ -267,9 +267,10 @@ async fn reply(
     }
 }
 
-/// One parsed frame: an action goes to the room without waiting for it to be stored (the new
-/// state reaches everyone, this connection included; a refusal reaches this connection alone);
-/// `sync` and `ping` are about the connection itself.
+/// One parsed frame: an action or a chat line goes to the room without waiting for it to be
+/// stored (the new state or the line reaches everyone concerned, this connection included; a
+/// refusal reaches this connection alone); `sync`, `ping` and `chat_settings` are about the
+/// connection itself.
 async fn handle(
     rooms: &Rooms,
     id: &str,
@@ -288,6 +289,14 @@ async fn handle(
             }
             return;
         }
+        Ok(ClientMessage::Chat { text }) => match rooms.say(id, conn, text, outbox).await {
+            Ok(()) => return,
+            Err(e) => (e.code(), e.to_string()),
+        },
+        Ok(ClientMessage::ChatSettings(hearing)) => match rooms.hear(id, conn, hearing).await {
+            Ok(()) => return,
+            Err(e) => (e.code(), e.to_string()),
+        },
         Ok(message) => {
             let Some(action) = Action::of(message) else {
                 return;

@@ -8,10 +8,12 @@
 //! client whether it missed one. Each message is one typed value, encoded once and shared as
 //! bytes by every recipient.
 
+mod chat;
 mod state;
 
 pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
+pub use chat::{CHAT_MAX_CHARS, ChatLine, ChatRoom, Hearing, room_of};
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -19,7 +21,7 @@ pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
 use std::sync::Arc;
 
 /// The protocol's version, sent in every `hello`.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,6 +57,13 @@ pub enum ClientMessage {
     ClaimWin,
     /// The opponent has been gone too long on their turn: claim a draw.
     ClaimDraw,
+    /// Say something in your chat (the players' for a seat, the spectators' otherwise).
+    Chat {
+        /// What is said: at most [`CHAT_MAX_CHARS`] characters.
+        text: String,
+    },
+    /// Choose which chats to hear; answered with `chat_history`, the lines now heard.
+    ChatSettings(Hearing),
     /// Ask for the whole state again.
     Sync,
     /// Keep the connection alive; answered with `pong`.
@@ -74,7 +83,7 @@ pub enum ParseError {
 
 impl ClientMessage {
     /// Every `type` a client may send.
-    pub const TYPES: [&'static str; 15] = [
+    pub const TYPES: [&'static str; 17] = [
         "move",
         "resign",
         "draw_offer",
@@ -88,6 +97,8 @@ impl ClientMessage {
         "abort",
         "claim_win",
         "claim_draw",
+        "chat",
+        "chat_settings",
         "sync",
         "ping",
     ];
@@ -123,7 +134,12 @@ impl ClientMessage {
                 Ok(env) => ParseError::UnknownType(env.kind.chars().take(32).collect()),
             }
         })?;
-        if !matches!(message, ClientMessage::Move { .. }) {
+        if !matches!(
+            message,
+            ClientMessage::Move { .. }
+                | ClientMessage::Chat { .. }
+                | ClientMessage::ChatSettings(_)
+        ) {
             serde_json::from_str::<TypeAlone>(text)
                 .map_err(|e| ParseError::BadFields(format!("this message has no fields: {e}")))?;
         }
@@ -346,6 +362,16 @@ pub enum ServerMessage {
         /// For a seated connection, `/g/{id}?seat=SECRET` of its new seat.
         handoff_url: Option<String>,
     },
+    /// A line just said in a chat this connection hears.
+    Chat(ChatLine),
+    /// Every line of the chats this connection hears, oldest first, and what it hears: on
+    /// connecting, on `sync`, and in answer to `chat_settings`.
+    ChatHistory {
+        /// What the connection hears.
+        hearing: Hearing,
+        /// The lines.
+        lines: Vec<ChatLine>,
+    },
     /// Answer to `ping`.
     Pong,
 }
@@ -433,6 +459,20 @@ mod tests {
         bad(r#"{"type":"ping","type2":1}"#);
         bad(r#"{"type":"move","move":"a1","seat":"black"}"#);
         bad(r#"{"type":"move"}"#);
+        bad(r#"{"type":"chat","text":"hi","to":"white"}"#);
+        bad(r#"{"type":"chat_settings","players":true}"#);
+        bad(r#"{"type":"chat_settings","players":true,"spectators":true,"x":0}"#);
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"chat_settings","players":false,"spectators":true}"#),
+            Ok(ClientMessage::ChatSettings(Hearing {
+                players: false,
+                spectators: true
+            }))
+        );
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"chat","text":"gg"}"#),
+            Ok(ClientMessage::Chat { text: "gg".into() })
+        );
         assert_eq!(
             ClientMessage::parse(r#"{"type":"resign"}"#),
             Ok(ClientMessage::Resign)

@@ -46,7 +46,7 @@ pub enum Action {
 
 impl Action {
     /// The action a client message asks for; `None` for the messages about the connection
-    /// itself (`sync`, `ping`).
+    /// itself (`sync`, `ping`, `chat_settings`) and for chat, which is not the game.
     pub fn of(message: ClientMessage) -> Option<Action> {
         use ClientMessage as M;
         Some(match message {
@@ -63,7 +63,7 @@ impl Action {
             M::TakebackDecline => Action::Takeback(OfferAction::Decline),
             M::Rematch => Action::Rematch,
             M::RematchDecline => Action::RematchDecline,
-            M::Sync | M::Ping => return None,
+            M::Sync | M::Ping | M::Chat { .. } | M::ChatSettings(_) => return None,
         })
     }
 }

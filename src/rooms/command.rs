@@ -2,7 +2,7 @@
 
 use super::outbox::{Outbox, error_frame};
 use super::{Acted, Action, Actor, RoomError, SeatGrant};
-use crate::protocol::GameState;
+use crate::protocol::{GameState, Hearing};
 use crate::rules::Color;
 use axum::extract::ws::Utf8Bytes;
 use std::net::IpAddr;
@@ -73,6 +73,14 @@ pub(super) enum Command {
         outbox: Arc<Outbox>,
         reply: Reply<u64>,
     },
+    /// Say a line in a connection's chat; a refusal goes to the connection.
+    Say {
+        conn: u64,
+        text: String,
+        outbox: Arc<Outbox>,
+    },
+    /// Choose which chats a connection hears.
+    Hear { conn: u64, hearing: Hearing },
     /// Queue the whole state again on a connection.
     Sync { conn: u64, reply: Reply<()> },
     /// Detach a connection.
@@ -109,7 +117,8 @@ impl Command {
             }
             Command::Abandon { reply } => drop(reply.send(Err(e))),
             Command::SeatComputer { reply, .. } => drop(reply.send(Err(e))),
-            Command::ComputerTurn { .. } => {}
+            Command::Say { outbox, .. } => Answer::Queue(outbox).refuse(e, None),
+            Command::ComputerTurn { .. } | Command::Hear { .. } => {}
         }
     }
 }

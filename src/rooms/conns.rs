@@ -3,6 +3,7 @@
 //! watch.
 
 use super::outbox::Outbox;
+use crate::protocol::Hearing;
 use crate::rules::Color;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -13,6 +14,8 @@ pub(super) struct Conn {
     /// A seated connection's secret: its seat in a rematch is held by the same one.
     pub secret: Option<String>,
     pub outbox: Arc<Outbox>,
+    /// The chats it hears.
+    pub hearing: Hearing,
 }
 
 /// Every connection of a room, by its number.
@@ -52,6 +55,11 @@ impl Conns {
         self.by_id.get(&id)
     }
 
+    /// A connection by its number, to change.
+    pub fn get_mut(&mut self, id: u64) -> Option<&mut Conn> {
+        self.by_id.get_mut(&id)
+    }
+
     /// Every connection.
     pub fn values(&self) -> impl Iterator<Item = &Conn> {
         self.by_id.values()
@@ -83,6 +91,7 @@ mod tests {
             seat,
             secret: None,
             outbox: Arc::new(Outbox::new()),
+            hearing: Hearing::default_for(seat),
         };
         let mut conns = Conns::default();
         conns.insert(0, conn(Some(Color::White)));

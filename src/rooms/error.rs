@@ -59,6 +59,12 @@ pub enum RoomError {
     /// The address has started all the games against the computer it may this hour.
     #[error("at most {0} new games against the computer an hour from one address; try again later")]
     ComputerRateLimited(u32),
+    /// A chat line longer than the protocol allows.
+    #[error("a chat line is at most {0} characters")]
+    ChatTooLong(usize),
+    /// A speaker said too many lines in a short time.
+    #[error("at most {0} chat lines in {1} s: wait a moment")]
+    ChatTooFast(usize, i64),
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
@@ -81,7 +87,10 @@ impl RoomError {
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
-            RoomError::RateLimited(_) | RoomError::ComputerRateLimited(_) => ErrorCode::RateLimited,
+            RoomError::RateLimited(_)
+            | RoomError::ComputerRateLimited(_)
+            | RoomError::ChatTooFast(..) => ErrorCode::RateLimited,
+            RoomError::ChatTooLong(_) => ErrorCode::TooLarge,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }
     }

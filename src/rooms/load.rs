@@ -82,10 +82,9 @@ pub(super) fn table_from(
             None => Clock::start(control, row.updated_at),
         }
     });
-    let color = |name: &str| Color::BOTH.into_iter().find(|c| c.name() == name);
     let offer = |offer: &Option<(String, i64)>| {
         let (by, ply) = offer.as_ref()?;
-        Some((color(by)?, usize::try_from(*ply).ok()?))
+        Some((Color::parse(by)?, usize::try_from(*ply).ok()?))
     };
     let absence = match control {
         TimeControl::Untimed => Some(config.absent_untimed),
@@ -105,7 +104,7 @@ pub(super) fn table_from(
         absence_ms: absence.map(|d| d.as_millis() as i64),
         draw_offer: offer(&row.draw_offer),
         takeback_offer: offer(&row.takeback_offer),
-        rematch_offer: row.rematch_offer.as_deref().and_then(color),
+        rematch_offer: row.rematch_offer.as_deref().and_then(Color::parse),
         rematch: row.rematch_id.clone(),
     })
 }

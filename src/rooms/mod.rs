@@ -8,6 +8,8 @@
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
 //!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
 //!   from the store; `command` is what a room can be asked.
+//! - `chat` holds the game's two chats: who may say what and how often, purely, and the shell
+//!   that stores a line and sends it to whoever hears it.
 //! - `computer` seats the computer and thinks for it off the room's task; the solved tables.
 //! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
 //!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
@@ -18,6 +20,7 @@
 
 mod action;
 mod cap;
+mod chat;
 mod clocks;
 mod command;
 mod computer;
@@ -405,24 +408,35 @@ impl Rooms {
     ) -> Result<(), RoomError> {
         let sent = Instant::now();
         let turn = matches!(action, Action::Turn(_));
-        let mut command = Box::new(Command::Act {
+        let command = Box::new(Command::Act {
             actor: Actor::Seat(conn.seat),
             from: conn.from,
             action,
             sent,
             answer: Answer::Queue(outbox.clone()),
         });
+        let result = self.to_room(id, conn, command).await;
+        if turn && result.is_err() {
+            self.count_turn(sent, &result);
+        }
+        result
+    }
+
+    /// Sends a connection's command to its room without waiting on it: straight to the room it
+    /// connected to while that one runs, else through the registry.
+    async fn to_room(
+        &self,
+        id: &str,
+        conn: &Connection,
+        mut command: Box<Command>,
+    ) -> Result<(), RoomError> {
         if let Some(room) = &conn.room {
             match room.commands.send(command).await {
                 Ok(()) => return Ok(()),
                 Err(mpsc::error::SendError(back)) => command = back,
             }
         }
-        let result = self.tell(id, command).await.map(drop);
-        if turn && result.is_err() {
-            self.count_turn(sent, &result);
-        }
-        result
+        self.tell(id, command).await.map(drop)
     }
 
     /// Takes one new game from `from`'s allowance, and one from its allowance of games against

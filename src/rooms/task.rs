@@ -5,12 +5,13 @@
 //! stores the core's plan, and only once the store has committed it applies the change, bumps
 //! the version and tells every connection.
 
+use super::chat::{ChatLog, Speaker, history_frame, load_chat};
 use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from};
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
-use crate::protocol::ErrorCode;
+use crate::protocol::{ErrorCode, Hearing};
 use crate::store::StoredGame;
 use crate::time::room_ms;
 use std::net::IpAddr;
@@ -26,6 +27,8 @@ pub(super) struct Room {
     pub table: Table,
     pub conns: Conns,
     pub next_conn: u64,
+    /// The game's chats.
+    pub chat: ChatLog,
     /// After a failed write of an end on time: not to try again before then.
     retry_at: i64,
     /// The version the computer is thinking about, and the flag that stops it.
@@ -51,12 +54,17 @@ pub(super) async fn run(
     mut commands: mpsc::Receiver<Box<Command>>,
     seed: Option<StoredGame>,
 ) {
+    // A game just made has said nothing yet; one from the store may have.
     let loaded = match seed {
-        Some(stored) => table_from(rooms.catalog(), &rooms.inner.config, stored),
-        None => load(&rooms, &id).await,
+        Some(stored) => table_from(rooms.catalog(), &rooms.inner.config, stored)
+            .map(|table| (table, ChatLog::default())),
+        None => match load(&rooms, &id).await {
+            Ok(table) => load_chat(&rooms, &id).await.map(|chat| (table, chat)),
+            Err(e) => Err(e),
+        },
     };
     let mut room = match loaded {
-        Ok(table) => Room::new(table),
+        Ok((table, chat)) => Room::new(table, chat),
         Err(e) => {
             if !matches!(e, RoomError::NotFound) {
                 tracing::error!(game = %id, error = %e, "could not load a game");
@@ -147,11 +155,12 @@ pub(super) async fn run(
 }
 
 impl Room {
-    fn new(table: Table) -> Room {
+    fn new(table: Table, chat: ChatLog) -> Room {
         Room {
             table,
             conns: Conns::default(),
             next_conn: 0,
+            chat,
             retry_at: 0,
             thinking: None,
             thought_ms: None,
@@ -241,34 +250,48 @@ impl Room {
                 let (secret, handoff_url) = held.map(|h| (h.secret, h.handoff_url)).unzip();
                 let hello = self.hello(rooms.catalog(), seat, handoff_url);
                 outbox.push_event(hello, || self.whole());
+                let hearing = Hearing::default_for(seat);
                 self.conns.insert(
                     id,
                     Conn {
                         seat,
                         secret: seat.and(secret),
                         outbox: outbox.clone(),
+                        hearing,
                     },
                 );
                 if let Some(seat) = seat {
                     self.table.away_since[seat.index()] = None;
                 }
-                // The newcomer gets the state with itself counted; others hear of it shortly.
+                // The newcomer gets the state with itself counted, and the chat it hears;
+                // others hear of it shortly.
                 outbox.push_state(self.whole());
+                outbox.push_state(history_frame(&self.chat, hearing));
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
                 if let Some(conn) = self.conns.get(conn) {
                     conn.outbox.push_state(self.whole());
+                    conn.outbox
+                        .push_state(history_frame(&self.chat, conn.hearing));
                 }
                 let _ = reply.send(Ok(()));
             }
+            Command::Say { conn, text, outbox } => {
+                if let Err(e) = self.say(rooms, conn, &text).await {
+                    Answer::Queue(outbox).refuse(e, Some(&|| self.whole()));
+                }
+            }
+            Command::Hear { conn, hearing } => self.set_hearing(conn, hearing),
             Command::Disconnect { conn, reply } => {
-                if let Some(Conn {
-                    seat: Some(seat), ..
-                }) = self.conns.remove(conn)
-                    && !self.conns.connected(seat)
-                {
-                    self.table.away_since[seat.index()] = Some(room_ms());
+                match self.conns.remove(conn) {
+                    Some(Conn {
+                        seat: Some(seat), ..
+                    }) if !self.conns.connected(seat) => {
+                        self.table.away_since[seat.index()] = Some(room_ms());
+                    }
+                    Some(Conn { seat: None, .. }) => self.chat.forget(Speaker::Spectator(conn)),
+                    _ => {}
                 }
                 let _ = reply.send(Ok(()));
             }

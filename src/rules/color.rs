@@ -45,6 +45,11 @@ impl Color {
         }
     }
 
+    /// Reads [`Color::name`]'s word.
+    pub fn parse(name: &str) -> Option<Color> {
+        Color::BOTH.into_iter().find(|c| c.name() == name)
+    }
+
     /// `White` or `Black`, as a sentence starts.
     pub fn title(self) -> &'static str {
         match self {

@@ -40,8 +40,10 @@ macro_rules! on_pool {
 pub(crate) use on_pool;
 
 // After the macro: it is textually scoped.
+mod chat;
 mod lists;
 
+pub use chat::ChatRow;
 pub use lists::Challenge;
 
 /// The database behind the store.
@@ -287,6 +289,9 @@ pub enum WriteOp {
         /// The clocks as they stood at the end (timed games).
         clock: Option<ClockRow>,
     },
+    /// A line of chat; false if its number was taken or is not the next (another writer was
+    /// first). A chat is not part of the game: its lines leave the version alone.
+    Chat(Box<ChatRow>),
     /// Starts the rematch of a finished game: stores the new game and links the old one to it;
     /// false if the old game already has a rematch.
     StartRematch {

@@ -335,6 +335,25 @@ async fn try_batch(
                         }
                         open
                     }
+                    WriteOp::Chat(line) => {
+                        // Only the next number of its chat, so that a chat has no gaps.
+                        sqlx::query(
+                            "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at) \
+                             SELECT $1, $2, $3, $4, $5, $6 WHERE $3 = 1 + (SELECT COUNT(*) \
+                             FROM chat_lines WHERE game_id = $1 AND room = $2) \
+                             ON CONFLICT DO NOTHING",
+                        )
+                        .bind(&line.game_id)
+                        .bind(&line.room)
+                        .bind(line.seq as i32)
+                        .bind(&line.author)
+                        .bind(&line.body)
+                        .bind(line.said_at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1
+                    }
                     WriteOp::Finish { id, end, at, clock, seen } => {
                         (*tx).lock_game(id).await?;
                         sqlx::query(

@@ -279,6 +279,8 @@ pub struct Ws {
     pub hello: Value,
     /// The last state seen.
     pub state: Value,
+    /// The `chat_history` that followed the state on connecting.
+    pub chat: Value,
 }
 
 impl Ws {
@@ -296,12 +298,15 @@ impl Ws {
             stream,
             hello: Value::Null,
             state: Value::Null,
+            chat: Value::Null,
         };
         ws.hello = ws.next().await;
         assert_eq!(ws.hello["type"], "hello", "{}", ws.hello);
         let state = ws.next().await;
         assert_eq!(state["type"], "state", "{state}");
         ws.state = state;
+        ws.chat = ws.next().await;
+        assert_eq!(ws.chat["type"], "chat_history", "{}", ws.chat);
         ws
     }
 

@@ -9,6 +9,7 @@ mod random;
 
 mod actions;
 mod browser;
+mod chat;
 mod cli;
 mod clocks;
 mod computer;

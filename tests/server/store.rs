@@ -2,7 +2,7 @@
 //! (a throwaway cluster started here). The same checks run on each.
 
 use crate::harness::PgCluster;
-use merels::store::{ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp};
+use merels::store::{ChatRow, ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp};
 use merels::time::wall_ms as now_ms;
 use std::sync::atomic::Ordering;
 
@@ -492,6 +492,78 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
 
     // An end and a turn decided against the same version, racing from the two stores: exactly
     // one is stored, whichever commits first.
+    // Chat lines: one to a number, no gaps, only who may speak there, and not the game's
+    // version.
+    let version = fresh.load("i1").await.unwrap().unwrap().version();
+    let line = |seq: i64, room: &str, author: &str, body: &str| {
+        WriteOp::Chat(Box::new(ChatRow {
+            game_id: "i1".into(),
+            room: room.into(),
+            seq,
+            author: author.into(),
+            body: body.into(),
+            said_at: at,
+        }))
+    };
+    assert!(
+        fresh
+            .write(line(1, "players", "white", "hi"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !stale
+            .write(line(1, "players", "black", "hi"))
+            .await
+            .unwrap(),
+        "taken"
+    );
+    assert!(
+        !stale
+            .write(line(3, "players", "black", "hi"))
+            .await
+            .unwrap(),
+        "a gap"
+    );
+    assert!(
+        stale
+            .write(line(2, "players", "black", "hello"))
+            .await
+            .unwrap()
+    );
+    assert!(
+        stale
+            .write(line(1, "spectators", "spectator", "go"))
+            .await
+            .unwrap()
+    );
+    for bad in [
+        line(3, "players", "spectator", "psst"),
+        line(2, "spectators", "white", "hi"),
+        line(3, "players", "white", &"x".repeat(301)),
+        line(3, "players", "white", ""),
+        line(1, "lobby", "white", "hi"),
+    ] {
+        assert!(
+            fresh.write(bad.clone()).await.is_err(),
+            "{bad:?} was stored"
+        );
+    }
+    let said = fresh.chat_lines("i1").await.unwrap();
+    let said: Vec<_> = said
+        .iter()
+        .map(|r| (r.room.as_str(), r.seq, r.body.as_str()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("players", 1, "hi"),
+            ("players", 2, "hello"),
+            ("spectators", 1, "go")
+        ]
+    );
+    assert_eq!(fresh.load("i1").await.unwrap().unwrap().version(), version);
+
     for i in 0..12 {
         let id = format!("race{i}");
         create(&fresh, playing(&id, at)).await;

@@ -1,0 +1,388 @@
+//! A live game's two chats: their lines as stored, who may say what and how often (decided here,
+//! purely, like the game in `core.rs`), and the shell's side: store a line, then keep it and send
+//! it to whoever hears its chat.
+//!
+//! A chat is not the game: a line leaves the game's version alone, and is not checked against it.
+
+use super::command::Command;
+use super::outbox::Outbox;
+use super::task::Room;
+use super::{Connection, RoomError, Rooms};
+use crate::protocol::{CHAT_MAX_CHARS, ChatLine, ChatRoom, Hearing, ServerMessage, room_of};
+use crate::rules::Color;
+use crate::store::{ChatRow, WriteOp};
+use crate::time::room_ms;
+use axum::extract::ws::Utf8Bytes;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+/// Lines one speaker may say in [`BURST_MS`].
+pub const BURST_LINES: usize = 5;
+/// The window of [`BURST_LINES`], in milliseconds.
+pub const BURST_MS: i64 = 10_000;
+/// Lines a chat holds at most: a game's chat is a conversation, not a store of text.
+pub const MAX_LINES: usize = 500;
+
+/// Who says a line: a seat (whichever of its connections), or one spectator's connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Speaker {
+    Seat(Color),
+    Spectator(u64),
+}
+
+impl Speaker {
+    fn seat(self) -> Option<Color> {
+        match self {
+            Speaker::Seat(c) => Some(c),
+            Speaker::Spectator(_) => None,
+        }
+    }
+}
+
+/// A game's chats.
+#[derive(Debug, Default)]
+pub(super) struct ChatLog {
+    /// The players' lines and the spectators', each in order.
+    lines: [Vec<ChatLine>; 2],
+    /// When each speaker spoke lately, for the rate.
+    recent: HashMap<Speaker, VecDeque<i64>>,
+}
+
+impl ChatLog {
+    /// The chats as the store holds them; `None` if a row is not one the store should hold.
+    pub fn from_rows(rows: Vec<ChatRow>) -> Option<ChatLog> {
+        let mut log = ChatLog::default();
+        for row in rows {
+            let room = ChatRoom::parse(&row.room)?;
+            let by = match row.author.as_str() {
+                "spectator" => None,
+                side => Some(Color::parse(side)?),
+            };
+            log.lines[room.index()].push(ChatLine {
+                room,
+                seq: u32::try_from(row.seq).ok()?,
+                by,
+                text: row.body,
+                at: row.said_at,
+            });
+        }
+        Some(log)
+    }
+
+    /// The line `speaker` would say with `text` at `now`, and the write that stores it; or why
+    /// it may not be said. Pure: nothing changes until [`ChatLog::keep`].
+    pub fn decide(
+        &self,
+        game: &str,
+        speaker: Speaker,
+        text: &str,
+        now: i64,
+    ) -> Result<(ChatLine, WriteOp), RoomError> {
+        // One line: a line break or another control character becomes a space.
+        let text: String = text
+            .trim()
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        if text.is_empty() {
+            return Err(RoomError::NotAllowed("say something: the line is empty"));
+        }
+        if text.chars().count() > CHAT_MAX_CHARS {
+            return Err(RoomError::ChatTooLong(CHAT_MAX_CHARS));
+        }
+        let recent = self.recent.get(&speaker);
+        if recent.is_some_and(|r| r.iter().filter(|&&t| t > now - BURST_MS).count() >= BURST_LINES)
+        {
+            return Err(RoomError::ChatTooFast(BURST_LINES, BURST_MS / 1000));
+        }
+        let room = room_of(speaker.seat());
+        let lines = &self.lines[room.index()];
+        if lines.len() >= MAX_LINES {
+            return Err(RoomError::NotAllowed("this chat is full"));
+        }
+        let line = ChatLine {
+            room,
+            seq: lines.len() as u32 + 1,
+            by: speaker.seat(),
+            text,
+            at: now,
+        };
+        let row = ChatRow {
+            game_id: game.to_string(),
+            room: room.as_str().to_string(),
+            seq: i64::from(line.seq),
+            author: line.by.map_or("spectator", Color::name).to_string(),
+            body: line.text.clone(),
+            said_at: now,
+        };
+        Ok((line, WriteOp::Chat(Box::new(row))))
+    }
+
+    /// Keeps a stored line, said by `speaker`.
+    pub fn keep(&mut self, speaker: Speaker, line: ChatLine) {
+        let recent = self.recent.entry(speaker).or_default();
+        recent.push_back(line.at);
+        while recent.len() > BURST_LINES {
+            recent.pop_front();
+        }
+        self.lines[line.room.index()].push(line);
+    }
+
+    /// The lines of the chats `hearing` hears, players' first.
+    pub fn heard(&self, hearing: Hearing) -> Vec<ChatLine> {
+        ChatRoom::BOTH
+            .into_iter()
+            .filter(|&r| hearing.hears(r))
+            .flat_map(|r| self.lines[r.index()].iter().cloned())
+            .collect()
+    }
+
+    /// A speaker gone for good (a spectator's connection closed) need not be remembered.
+    pub fn forget(&mut self, speaker: Speaker) {
+        self.recent.remove(&speaker);
+    }
+}
+
+/// The `chat_history` message of what `hearing` hears.
+pub(super) fn history_frame(log: &ChatLog, hearing: Hearing) -> Utf8Bytes {
+    Utf8Bytes::from(
+        ServerMessage::ChatHistory {
+            hearing,
+            lines: log.heard(hearing),
+        }
+        .to_json(),
+    )
+}
+
+impl Room {
+    /// Says a line for connection `conn`: decided, stored, kept, then sent to every connection
+    /// that hears its chat. A number taken by another writer reloads the chats from the store.
+    pub(super) async fn say(
+        &mut self,
+        rooms: &Rooms,
+        conn: u64,
+        text: &str,
+    ) -> Result<(), RoomError> {
+        let speaker = match self.conns.get(conn).map(|c| c.seat) {
+            Some(Some(seat)) => Speaker::Seat(seat),
+            Some(None) => Speaker::Spectator(conn),
+            None => return Ok(()), // gone meanwhile
+        };
+        let (line, op) = self.chat.decide(&self.table.id, speaker, text, room_ms())?;
+        if !rooms.store().write(op).await? {
+            rooms.metrics().store_refusals.inc();
+            self.reload_chat(rooms).await;
+            return Err(RoomError::Conflict);
+        }
+        let room = line.room;
+        let frame = Utf8Bytes::from(ServerMessage::Chat(line.clone()).to_json());
+        self.chat.keep(speaker, line);
+        for c in self.conns.values().filter(|c| c.hearing.hears(room)) {
+            // A connection so far behind that its queue was cleared gets the whole game again,
+            // and every line it hears (this one with them).
+            if c.outbox.push_reply(frame.clone()) {
+                c.outbox.push_state(self.whole());
+                c.outbox.push_state(history_frame(&self.chat, c.hearing));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets what connection `conn` hears, and sends it those lines.
+    pub(super) fn set_hearing(&mut self, conn: u64, asked: Hearing) {
+        if let Some(c) = self.conns.get_mut(conn) {
+            c.hearing = Hearing::allowed(asked, c.seat);
+            push_alone(&c.outbox, history_frame(&self.chat, c.hearing));
+        }
+    }
+
+    /// Reads the chats again from the store (after losing a line's number to another writer),
+    /// and sends every connection what it hears.
+    pub(super) async fn reload_chat(&mut self, rooms: &Rooms) {
+        match load_chat(rooms, &self.table.id).await {
+            Ok(log) => self.chat = log,
+            Err(e) => tracing::error!(game = %self.table.id, error = %e, "chat reload failed"),
+        }
+        for c in self.conns.values() {
+            push_alone(&c.outbox, history_frame(&self.chat, c.hearing));
+        }
+    }
+}
+
+impl Rooms {
+    /// Says `text` in the chat of connection `conn` (its seat's, or the spectators'). Returns
+    /// once the room has it; the line reaches whoever hears that chat, a refusal this connection
+    /// alone, on `outbox`.
+    pub async fn say(
+        &self,
+        id: &str,
+        conn: &Connection,
+        text: String,
+        outbox: &Arc<Outbox>,
+    ) -> Result<(), RoomError> {
+        let command = Command::Say {
+            conn: conn.id,
+            text,
+            outbox: outbox.clone(),
+        };
+        self.to_room(id, conn, Box::new(command)).await
+    }
+
+    /// Sets which chats connection `conn` hears; it gets their lines.
+    pub async fn hear(
+        &self,
+        id: &str,
+        conn: &Connection,
+        hearing: Hearing,
+    ) -> Result<(), RoomError> {
+        let command = Command::Hear {
+            conn: conn.id,
+            hearing,
+        };
+        self.to_room(id, conn, Box::new(command)).await
+    }
+}
+
+/// Queues a message for one connection; a full queue is cleared and the message, which carries
+/// all it says, goes alone.
+fn push_alone(outbox: &Outbox, frame: Utf8Bytes) {
+    let _ = outbox.push_reply(frame);
+}
+
+/// Reads a game's chats from the store.
+pub(super) async fn load_chat(rooms: &Rooms, id: &str) -> Result<ChatLog, RoomError> {
+    let rows = rooms.store().chat_lines(id).await?;
+    ChatLog::from_rows(rows)
+        .ok_or_else(|| RoomError::Unreadable("a chat line the store should not hold".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GAME: &str = "g1";
+
+    fn said(
+        log: &mut ChatLog,
+        speaker: Speaker,
+        text: &str,
+        now: i64,
+    ) -> Result<ChatLine, RoomError> {
+        let (line, op) = log.decide(GAME, speaker, text, now)?;
+        let WriteOp::Chat(row) = op else {
+            panic!("a line is written as a chat line")
+        };
+        assert_eq!(
+            (row.seq, row.body.as_str(), row.said_at),
+            (i64::from(line.seq), line.text.as_str(), now)
+        );
+        log.keep(speaker, line.clone());
+        Ok(line)
+    }
+
+    #[test]
+    fn seats_speak_in_the_players_chat_and_spectators_in_their_own() {
+        let mut log = ChatLog::default();
+        let white = said(&mut log, Speaker::Seat(Color::White), " hello\nthere ", 1).unwrap();
+        assert_eq!(
+            (white.room, white.seq, white.by, white.text.as_str()),
+            (ChatRoom::Players, 1, Some(Color::White), "hello there")
+        );
+        let watcher = said(&mut log, Speaker::Spectator(7), "<b>nice</b>", 2).unwrap();
+        assert_eq!(
+            (watcher.room, watcher.seq, watcher.by),
+            (ChatRoom::Spectators, 1, None)
+        );
+        assert_eq!(
+            watcher.text, "<b>nice</b>",
+            "kept as typed; clients show text"
+        );
+        let black = said(&mut log, Speaker::Seat(Color::Black), "hi", 3).unwrap();
+        assert_eq!(black.seq, 2);
+
+        let player = Hearing::default_for(Some(Color::Black));
+        let heard: Vec<u32> = log.heard(player).iter().map(|l| l.seq).collect();
+        assert_eq!(heard, [1, 2], "the players' chat only");
+        let spectator = Hearing::default_for(None);
+        assert_eq!(log.heard(spectator), std::slice::from_ref(&watcher));
+        let nosy = Hearing::allowed(
+            Hearing {
+                players: true,
+                spectators: true,
+            },
+            None,
+        );
+        assert_eq!(
+            log.heard(nosy),
+            [watcher],
+            "a spectator never hears the players"
+        );
+        assert!(
+            log.heard(Hearing {
+                players: false,
+                spectators: false
+            })
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn empty_long_and_fast_lines_are_refused() {
+        let mut log = ChatLog::default();
+        let me = Speaker::Seat(Color::White);
+        assert!(matches!(
+            said(&mut log, me, " \n ", 0),
+            Err(RoomError::NotAllowed(_))
+        ));
+        let long = "é".repeat(CHAT_MAX_CHARS + 1);
+        assert!(matches!(
+            said(&mut log, me, &long, 0),
+            Err(RoomError::ChatTooLong(_))
+        ));
+        assert!(said(&mut log, me, &"é".repeat(CHAT_MAX_CHARS), 0).is_ok());
+        for i in 1..BURST_LINES as i64 {
+            said(&mut log, me, "again", i).unwrap();
+        }
+        let err = said(&mut log, me, "once more", 100).unwrap_err();
+        assert!(matches!(err, RoomError::ChatTooFast(..)), "{err}");
+        assert_eq!(err.code(), crate::protocol::ErrorCode::RateLimited);
+        // Another speaker is not held back, and the speaker may go on once the window passed.
+        assert!(said(&mut log, Speaker::Seat(Color::Black), "me", 100).is_ok());
+        assert!(said(&mut log, me, "later", BURST_MS + 1).is_ok());
+        assert_eq!(log.lines[0].len(), BURST_LINES + 2);
+    }
+
+    #[test]
+    fn a_full_chat_takes_no_more() {
+        let mut log = ChatLog::default();
+        for i in 0..MAX_LINES as i64 {
+            said(&mut log, Speaker::Spectator(i as u64), "x", i).unwrap();
+        }
+        assert!(matches!(
+            said(&mut log, Speaker::Spectator(9999), "x", 0),
+            Err(RoomError::NotAllowed(_))
+        ));
+        assert!(said(&mut log, Speaker::Seat(Color::White), "still here", 0).is_ok());
+    }
+
+    #[test]
+    fn stored_rows_come_back_as_lines() {
+        let row = |room: &str, seq, author: &str| ChatRow {
+            game_id: GAME.into(),
+            room: room.into(),
+            seq,
+            author: author.into(),
+            body: "hi".into(),
+            said_at: 5,
+        };
+        let log = ChatLog::from_rows(vec![
+            row("players", 1, "white"),
+            row("spectators", 1, "spectator"),
+        ])
+        .unwrap();
+        assert_eq!(log.lines[0][0].by, Some(Color::White));
+        assert_eq!(log.lines[1][0].by, None);
+        assert!(ChatLog::from_rows(vec![row("lobby", 1, "white")]).is_none());
+        assert!(ChatLog::from_rows(vec![row("players", 1, "red")]).is_none());
+    }
+}

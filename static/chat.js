@@ -1,0 +1,174 @@
+// The game's chats on the page: the players' (for the two seats) and the spectators' (for those
+// who watch, and for a player who chooses to read it). Lines come from the server as it stored
+// them and are shown as text, never as markup; links stay plain text. What a browser hears (the
+// chat muted, the spectators shown) is remembered on this device and told to the server, which
+// then sends only those lines.
+
+const KEY = 'merels.chat';
+const $ = (sel) => document.getElementById(sel);
+
+function remembered() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEY) || '{}');
+    return { mute: saved.mute === true, spectators: saved.spectators === true };
+  } catch {
+    return { mute: false, spectators: false };
+  }
+}
+
+function remember(choice) {
+  try {
+    localStorage.setItem(KEY, JSON.stringify(choice));
+  } catch {
+    // Private windows may refuse storage: the choice lasts for this page.
+  }
+}
+
+function clock(at) {
+  const d = new Date(at);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}
+
+export class Chat {
+  // `send(message)` sends a protocol message on the game's socket, if it is open.
+  constructor(send) {
+    this.send = send;
+    this.seat = null;
+    this.lines = [];
+    this.last = { players: 0, spectators: 0 };
+    this.inFlight = null; // the text of a line sent and not yet heard back
+    this.againstComputer = false;
+    this.choice = remembered();
+    $('chat-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const input = $('chat-text');
+      const text = input.value.trim();
+      if (!text) return;
+      if (!this.send({ type: 'chat', text })) {
+        this.note('Not connected: the line was not sent.');
+        return;
+      }
+      this.inFlight = text;
+      input.value = '';
+      this.note('');
+    });
+    $('chat-mute').addEventListener('change', (ev) => {
+      this.choice.mute = ev.target.checked;
+      this.changed();
+    });
+    $('chat-spectators').addEventListener('change', (ev) => {
+      this.choice.spectators = ev.target.checked;
+      this.changed();
+    });
+  }
+
+  // What this connection should hear, by its seat and the remembered choice.
+  hearing() {
+    if (this.seat) return { players: !this.choice.mute, spectators: this.choice.spectators };
+    return { players: false, spectators: !this.choice.mute };
+  }
+
+  changed() {
+    remember(this.choice);
+    this.send({ type: 'chat_settings', ...this.hearing() });
+    this.draw();
+  }
+
+  // A new connection: who we are here. The server starts from its own defaults; a remembered
+  // choice is told to it.
+  hello(seat) {
+    this.seat = seat;
+    const wanted = this.hearing();
+    const defaults = { players: !!seat, spectators: !seat };
+    if (wanted.players !== defaults.players || wanted.spectators !== defaults.spectators) {
+      this.send({ type: 'chat_settings', ...wanted });
+    }
+    this.draw();
+  }
+
+  // Whether the other seat is the computer: a player then has no one to talk to.
+  opponentIsComputer(yes) {
+    if (yes === this.againstComputer) return;
+    this.againstComputer = yes;
+    this.draw();
+  }
+
+  // A `chat_history`: every line heard, replacing what was shown.
+  history(msg) {
+    this.lines = msg.lines;
+    this.last = { players: 0, spectators: 0 };
+    for (const l of msg.lines) this.last[l.room] = Math.max(this.last[l.room], l.seq);
+    this.draw();
+  }
+
+  // A `chat` line. One already shown is dropped; a gap means lines were missed, and the whole
+  // game is asked for again (lines included): returns false then.
+  line(l) {
+    if (l.seq <= this.last[l.room]) return true;
+    if (l.seq !== this.last[l.room] + 1) return false;
+    this.last[l.room] = l.seq;
+    this.lines.push(l);
+    if (this.inFlight !== null && l.by === this.seat && l.text === this.inFlight) this.inFlight = null;
+    this.draw();
+    return true;
+  }
+
+  // An error that came while a line was in flight is the line's: said under the chat, and the
+  // text given back to edit. True if it was taken.
+  error(msg) {
+    if (this.inFlight === null) return false;
+    const input = $('chat-text');
+    if (!input.value) input.value = this.inFlight;
+    this.inFlight = null;
+    this.note(`Not sent: ${msg.message}.`);
+    return true;
+  }
+
+  note(text) {
+    const p = $('chat-note');
+    p.textContent = text;
+    p.hidden = !text;
+  }
+
+  who(l) {
+    if (!l.by) return 'Spectator';
+    if (l.by === this.seat) return 'You';
+    return l.by === 'white' ? 'White' : 'Black';
+  }
+
+  draw() {
+    const section = $('chat');
+    const player = !!this.seat;
+    const muted = this.choice.mute;
+    // A player against the computer has only the spectators' chat, if they want it.
+    const talks = !(player && this.againstComputer);
+    $('chat-title').textContent = player ? 'Chat with your opponent' : "Spectators' chat";
+    $('chat-spectators-option').hidden = !player;
+    $('chat-mute-option').hidden = player && !talks;
+    $('chat-mute').checked = muted;
+    $('chat-spectators').checked = this.choice.spectators;
+    $('chat-form').hidden = muted || !talks;
+    const shown = this.lines.filter((l) => (l.room === 'players' ? player && !muted : !player ? !muted : this.choice.spectators));
+    shown.sort((a, b) => a.at - b.at);
+    const list = $('chat-lines');
+    list.replaceChildren(
+      ...shown.map((l) => {
+        const li = document.createElement('li');
+        li.className = l.room;
+        const time = document.createElement('time');
+        time.textContent = clock(l.at);
+        time.dateTime = new Date(l.at).toISOString();
+        const who = document.createElement('b');
+        who.textContent = `${this.who(l)}:`;
+        const text = document.createElement('span');
+        text.textContent = ` ${l.text}`;
+        li.append(time, ' ', who, text);
+        return li;
+      }),
+    );
+    list.hidden = shown.length === 0;
+    list.scrollTop = list.scrollHeight;
+    $('chat-muted').hidden = !(muted && talks);
+    section.hidden = false;
+  }
+}

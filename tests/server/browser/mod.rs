@@ -1,0 +1,271 @@
+//! End to end in a real headless Chromium (Debian's chromium and chromium-driver, which
+//! scripts/test installs), driven with fantoccini: the driver, the helpers every browser test
+//! uses, and the tests by theme (whole games, input, offers, presence, looks, chat).
+
+use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, turns};
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// chromedriver on a free port, killed when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    _profiles: tempfile::TempDir,
+}
+
+impl Driver {
+    async fn start() -> Driver {
+        let port = free_port();
+        let exe =
+            std::env::var("MERELS_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+        let child = Command::new(&exe)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("{exe} does not start ({e}): scripts/test installs chromium-driver")
+            });
+        let url = format!("http://127.0.0.1:{port}");
+        let client = reqwest::Client::new();
+        let status = format!("{url}/status");
+        eventually("chromedriver answers", || answers(&client, &status)).await;
+        Driver {
+            child,
+            url,
+            _profiles: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// A new browser with its own profile (its own cookies), of the given window size.
+    async fn browser(&self, name: &str, width: u32, height: u32) -> Client {
+        self.browser_with(name, width, height, &[]).await
+    }
+
+    /// [`Driver::browser`] with more Chromium flags.
+    async fn browser_with(&self, name: &str, width: u32, height: u32, more: &[&str]) -> Client {
+        let profile = self._profiles.path().join(name);
+        let chromium =
+            std::env::var("MERELS_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        let caps = json!({
+            "goog:chromeOptions": {
+                "binary": chromium,
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    "--no-first-run", "--disable-quic", format!("--user-data-dir={}", profile.display()),
+                    format!("--window-size={width},{height}")
+                ]
+            }
+        });
+        let mut caps = caps;
+        let args = caps["goog:chromeOptions"]["args"].as_array_mut().unwrap();
+        args.extend(more.iter().map(|a| Value::from(*a)));
+        let Value::Object(caps) = caps else {
+            unreachable!()
+        };
+        ClientBuilder::new(HttpConnector::new())
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("a Chromium session")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const WAIT: Duration = Duration::from_secs(15);
+
+/// Browser tests take turns: each starts several Chromiums, and two cores are shared by all.
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::OnceLock<tokio::sync::Mutex<()>> = std::sync::OnceLock::new();
+    LOCK.get_or_init(|| tokio::sync::Mutex::new(()))
+        .lock()
+        .await
+}
+
+/// The visible text of the first element `css` finds, or nothing if there is none. A page that
+/// renders between finding an element and reading it has replaced the element (the player cards
+/// are drawn anew for every state), so a read that fails finds it again rather than reading as
+/// empty.
+async fn text(c: &Client, css: &str) -> String {
+    for _ in 0..5 {
+        let Ok(e) = c.find(Locator::Css(css)).await else {
+            return String::new();
+        };
+        if let Ok(text) = e.text().await {
+            return text;
+        }
+    }
+    String::new()
+}
+
+async fn attr(c: &Client, css: &str, name: &str) -> Option<String> {
+    c.find(Locator::Css(css))
+        .await
+        .ok()?
+        .attr(name)
+        .await
+        .ok()?
+}
+
+/// Waits until `#you` says `expected`.
+async fn wait_text(c: &Client, css: &str, expected: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = text(c, css).await;
+        if got.contains(expected) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{css} never said '{expected}' (it says '{got}')"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// Waits until the page shows the state of `version`.
+async fn wait_version(c: &Client, version: u64) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = attr(c, "#game", "data-version")
+            .await
+            .and_then(|v| v.parse::<u64>().ok());
+        if got == Some(version) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page never reached version {version} (at {got:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+async fn click(c: &Client, point: &str) {
+    c.find(Locator::Css(&format!("[data-point=\"{point}\"]")))
+        .await
+        .unwrap_or_else(|e| panic!("no point {point}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {point}: {e}"));
+}
+
+/// Clicks the button `css` names once it is shown (the page shows it after its first state).
+async fn press_when_shown(c: &Client, css: &str) {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Ok(e) = c.find(Locator::Css(css)).await
+            && e.is_displayed().await.unwrap_or(false)
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{css} was never shown");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    press(c, css).await;
+}
+
+/// Clicks the button (or link) `css` names.
+async fn press(c: &Client, css: &str) {
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("no {css}: {e}"))
+        .click()
+        .await
+        .unwrap_or_else(|e| panic!("clicking {css}: {e}"));
+}
+
+/// Plays a turn written in notation by clicking: the man to move (if any), the destination, and
+/// the man to remove (if any).
+async fn click_turn(c: &Client, turn: &str) {
+    let (moving, remove) = match turn.split_once('x') {
+        Some((m, r)) => (m, Some(r)),
+        None => (turn, None),
+    };
+    for point in moving.split('-') {
+        click(c, point).await;
+    }
+    if let Some(r) = remove {
+        // Only removable men respond once the mill is closed.
+        let deadline = Instant::now() + WAIT;
+        while !attr(c, &format!("[data-point=\"{r}\"]"), "class")
+            .await
+            .unwrap_or_default()
+            .contains("removable")
+        {
+            assert!(Instant::now() < deadline, "{r} never became removable");
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        click(c, r).await;
+    }
+}
+
+/// A game of `variant` with a Chromium in each seat: the creator's (White, via the handoff link)
+/// and the first visitor's (Black, by opening the share link).
+async fn seated_pair(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+) -> (Client, Client, crate::harness::Seat) {
+    seated_pair_timed(server, driver, variant, names, "untimed").await
+}
+
+/// [`seated_pair`] with a time control.
+async fn seated_pair_timed(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+    clock: &str,
+) -> (Client, Client, crate::harness::Seat) {
+    let seat = server.http().create_timed(variant, "white", clock).await;
+    let white = driver.browser(names[0], 1000, 800).await;
+    let black = driver.browser(names[1], 1000, 800).await;
+    white
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    black
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    press_when_shown(&black, "#take-seat").await;
+    wait_text(&black, "#you", "You play black.").await;
+    (white, black, seat)
+}
+
+async fn count(c: &Client, css: &str) -> usize {
+    c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+fn screenshots_dir() -> PathBuf {
+    let dir = std::env::var("MERELS_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+mod chat;
+mod input;
+mod looks;
+mod offers;
+mod play;
+mod presence;

@@ -1,0 +1,80 @@
+//! Presence: clocks, and a player who leaves (by closing, or by following a link away).
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
+    let _turn = one_at_a_time().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let server = TestServer::start_on(&url, |c| c.absent_timed_secs = 1.0).await;
+    let driver = Driver::start().await;
+    let (white, black, _) = seated_pair_timed(
+        &server,
+        &driver,
+        "six-mens-morris",
+        ["white", "black"],
+        "1+0",
+    )
+    .await;
+    wait_text(&white, "#time-control", "Time: 1 min + 0 s").await;
+    wait_text(&white, "#clock-note", "You have").await;
+    wait_text(&black, "#clock-note", "White has").await;
+    wait_text(&black, ".clock[data-side=\"black\"]", "1:00").await;
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    click(&black, "e5").await;
+    wait_text(&white, "#turns", "e5").await;
+
+    // Both have moved: White's clock runs down on both pages, Black's stands.
+    let white_clock = ".clock.running[data-side=\"white\"]";
+    wait_text(&black, white_clock, "0:5").await;
+    let first = text(&black, white_clock).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let later = text(&black, white_clock).await;
+    assert!(
+        later < first,
+        "White's clock stood still: {first} then {later}"
+    );
+    assert_eq!(text(&black, ".clock[data-side=\"black\"]").await, "1:00");
+
+    // White goes away on White's turn. Black is told, and after the wait may claim the win.
+    white.close().await.unwrap();
+    wait_text(&black, ".side.white .presence", "offline").await;
+    wait_text(&black, "#clock-note", "White has left the game.").await;
+    wait_text(&black, "#clock-note", "You may claim the win or a draw").await;
+    std::fs::write(
+        screenshots_dir().join("game-claim.png"),
+        black.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    press(&black, "#claim-win").await;
+    wait_text(&black, "#banner", "Black wins (abandonment)").await;
+    black.close().await.unwrap();
+    server.stop().await;
+}
+
+/// A player who leaves by a link (the logo) or the back button no longer counts as present, even
+/// were the page kept in the back/forward cache; coming back makes them present again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_follows_a_link_away_is_offline_until_back() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    let (white, black, seat) =
+        seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
+    wait_text(&black, ".side.white .presence", "online").await;
+    press(&white, "a.brand").await;
+    wait_text(&black, ".side.white .presence", "offline").await;
+    assert_eq!(
+        http.state(&seat.id).await["seats"]["white"]["connected"],
+        false
+    );
+    white.back().await.unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    wait_text(&black, ".side.white .presence", "online").await;
+    white.close().await.unwrap();
+    black.close().await.unwrap();
+    server.stop().await;
+}
