@@ -501,7 +501,7 @@ function render() {
         online = thinking ? 'thinking…' : last != null ? `thought ${(last / 1000).toFixed(1)} s` : 'ready';
       }
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
-        <span class="presence ${online}"></span><span class="clock" data-side="${c}"></span><br>
+        <span class="presence ${online}"></span><br>
         in hand <b class="hand"></b> · lost <b class="removed"></b><span class="flies" hidden> · may fly</span>`;
       div.querySelector('.who').textContent = `(${who})`;
       div.querySelector('.presence').textContent = online;
@@ -515,6 +515,17 @@ function render() {
       return div;
     }),
   );
+
+  // The clocks beside the board: the side drawn at the top of the board has the top one.
+  const top = flipped ? 'white' : 'black';
+  for (const [where, side] of [['clock-top', top], ['clock-bottom', top === 'white' ? 'black' : 'white']]) {
+    const bar = $(where);
+    bar.hidden = !state.clock;
+    bar.dataset.side = side;
+    bar.querySelector('.clock').dataset.side = side;
+    const name = `${side[0].toUpperCase()}${side.slice(1)}`;
+    bar.querySelector('.clock-name').textContent = hello && hello.seat === side ? `${name} (you)` : name;
+  }
 
   // Status line and banner.
   const status = $('status');
@@ -632,7 +643,7 @@ function tick() {
   for (const el of document.querySelectorAll('.clock')) {
     const side = el.dataset.side;
     el.hidden = !clock;
-    if (!clock) continue;
+    if (!clock || !side) continue;
     const ms = clock[`${side}_ms`] - (clock.running === side ? elapsed : 0);
     el.textContent = formatClock(ms);
     el.classList.toggle('running', clock.running === side);

@@ -237,7 +237,11 @@ pub async fn game(
     let main = format!(
         "<main class=\"game\" id=\"game\" data-game=\"{id}\" data-status=\"{status}\">\n\
          <section class=\"board-wrap\">\n\
+         <div id=\"clock-top\" class=\"clock-bar at-top\" hidden><span class=\"clock-name\"></span> \
+         <span class=\"clock\"></span></div>\n\
          <svg id=\"board\" role=\"group\" aria-label=\"{title} board\"></svg>\n\
+         <div id=\"clock-bottom\" class=\"clock-bar at-bottom\" hidden><span class=\"clock-name\"></span> \
+         <span class=\"clock\"></span></div>\n\
          <p id=\"banner\" class=\"banner\" role=\"status\" hidden></p>\n\
          <p id=\"removing\" class=\"removing\" hidden>A mill! Choose a man to remove. \
          <button type=\"button\" id=\"cancel-remove\" class=\"secondary\">Cancel</button></p>\n\

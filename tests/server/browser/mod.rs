@@ -251,6 +251,26 @@ async fn seated_pair_timed(
     (white, black, seat)
 }
 
+/// Where an element is drawn, in CSS pixels of the window.
+#[derive(Debug, serde::Deserialize)]
+struct Rect {
+    left: f64,
+    right: f64,
+    top: f64,
+    bottom: f64,
+}
+
+async fn rect(c: &Client, css: &str) -> Rect {
+    let r = c
+        .execute(
+            "return JSON.stringify(document.querySelector(arguments[0]).getBoundingClientRect())",
+            vec![json!(css)],
+        )
+        .await
+        .unwrap();
+    serde_json::from_str(r.as_str().unwrap()).unwrap()
+}
+
 async fn count(c: &Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
 }

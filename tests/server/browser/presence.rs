@@ -9,7 +9,7 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
     let url = format!("sqlite:{}", dir.path().join("merels.db").display());
     let server = TestServer::start_on(&url, |c| c.absent_timed_secs = 1.0).await;
     let driver = Driver::start().await;
-    let (white, black, _) = seated_pair_timed(
+    let (white, black, seat) = seated_pair_timed(
         &server,
         &driver,
         "six-mens-morris",
@@ -21,6 +21,47 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
     wait_text(&white, "#clock-note", "You have").await;
     wait_text(&black, "#clock-note", "White has").await;
     wait_text(&black, ".clock[data-side=\"black\"]", "1:00").await;
+    // The clocks sit beside the board, the opponent's at the top and one's own at the bottom;
+    // on a phone, above and below it.
+    wait_text(&white, "#clock-top", "Black").await;
+    wait_text(&white, "#clock-bottom", "White (you)").await;
+    wait_text(&black, "#clock-top", "White").await;
+    wait_text(&black, "#clock-bottom", "Black (you)").await;
+    let (board, top, bottom) = (
+        rect(&white, "#board").await,
+        rect(&white, "#clock-top").await,
+        rect(&white, "#clock-bottom").await,
+    );
+    assert!(
+        top.left >= board.right && bottom.left >= board.right,
+        "{board:?} {top:?} {bottom:?}"
+    );
+    assert!(top.bottom <= bottom.top && bottom.bottom <= board.bottom + 1.0);
+    let phone = driver.browser("phone", 390, 844).await;
+    phone
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&phone, "#clock-top", "Black").await;
+    let (board, top, bottom) = (
+        rect(&phone, "#board").await,
+        rect(&phone, "#clock-top").await,
+        rect(&phone, "#clock-bottom").await,
+    );
+    assert!(
+        top.bottom <= board.top && bottom.top >= board.bottom,
+        "{board:?} {top:?} {bottom:?}"
+    );
+    assert!(
+        bottom.bottom <= 844.0,
+        "the bottom clock is above the fold: {bottom:?}"
+    );
+    std::fs::write(
+        screenshots_dir().join("clocks-phone.png"),
+        phone.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    phone.close().await.unwrap();
     click(&white, "a1").await;
     wait_text(&black, "#turns", "a1").await;
     click(&black, "e5").await;
