@@ -6,6 +6,7 @@
 
 import { Board, menAt, moved } from './board.js';
 import { Chat } from './chat.js';
+import { Notifier } from './notify.js';
 
 const root = document.getElementById('game');
 const pageTitle = document.title;
@@ -29,6 +30,7 @@ let flipped = false; // the board drawn from Black's side
 let flippedByHand = false;
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
+const notifier = new Notifier();
 const chat = new Chat((message) => {
   if (!socket || socket.readyState !== WebSocket.OPEN) return false;
   socket.send(JSON.stringify(message));
@@ -220,6 +222,16 @@ function soundOf(was) {
   else if (state.turns.length > was.plies) sound(state.fresh_mills.length ? 'mill' : 'turn');
 }
 
+// A player away from the page (a game over days) is told of the opponent's turn and of the end.
+function notifyOf(was) {
+  if (!was || !hello || !hello.seat) return;
+  if (state.status === 'finished' && was.status !== 'finished') {
+    notifier.tell('Game over', `${state.summary}.`, id);
+  } else if (state.turns.length > was.plies && myTurn()) {
+    notifier.tell('Your turn', `Your opponent played ${state.turns[state.turns.length - 1]}. ${pageTitle}`, id);
+  }
+}
+
 // What became of the offers, in words for the page and screen readers: a declined draw or
 // takeback, an accepted takeback (the board changes), a new offer.
 function offerNews(was) {
@@ -254,6 +266,8 @@ function offerNews(was) {
 function arrived(before) {
   receivedAt = performance.now();
   soundOf(before);
+  notifyOf(before);
+  notifier.offer(hello && hello.seat, state);
   const notice = $('notice');
   const news = offerNews(before);
   if (news) {

@@ -292,7 +292,9 @@ pub async fn game(
          <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
          {chat}\n\
          <p class=\"board-tools\"><button type=\"button\" id=\"flip\" class=\"secondary\">Flip the board</button> \
-         <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label></p>\n\
+         <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label> \
+         <button type=\"button\" id=\"notify\" class=\"secondary\" hidden>Notify me of my turn</button>\
+         <span id=\"notify-on\" class=\"notice\" hidden>You are notified of your turn.</span></p>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
          <p id=\"analysis-link\"{analysis}>The computer's analysis</a></p>\n\

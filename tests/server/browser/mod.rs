@@ -49,6 +49,19 @@ impl Driver {
 
     /// [`Driver::browser`] with more Chromium flags.
     async fn browser_with(&self, name: &str, width: u32, height: u32, more: &[&str]) -> Client {
+        self.browser_with_prefs(name, width, height, more, Value::Null)
+            .await
+    }
+
+    /// [`Driver::browser_with`] with Chromium preferences (`prefs` of `goog:chromeOptions`).
+    async fn browser_with_prefs(
+        &self,
+        name: &str,
+        width: u32,
+        height: u32,
+        more: &[&str],
+        prefs: Value,
+    ) -> Client {
         let profile = self._profiles.path().join(name);
         let chromium =
             std::env::var("MERELS_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -66,6 +79,9 @@ impl Driver {
         let mut caps = caps;
         let args = caps["goog:chromeOptions"]["args"].as_array_mut().unwrap();
         args.extend(more.iter().map(|a| Value::from(*a)));
+        if !prefs.is_null() {
+            caps["goog:chromeOptions"]["prefs"] = prefs;
+        }
         let Value::Object(caps) = caps else {
             unreachable!()
         };

@@ -119,3 +119,74 @@ async fn a_player_who_follows_a_link_away_is_offline_until_back() {
     black.close().await.unwrap();
     server.stop().await;
 }
+
+/// In a game of days per turn, a player who allowed notifications is told of the opponent's turn
+/// while the page is in the background; one who has not decided is offered the switch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_player_is_notified_of_their_turn() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let driver = Driver::start().await;
+    let seat = server
+        .http()
+        .create_timed("six-mens-morris", "white", "1d")
+        .await;
+    let allowed = json!({"profile.default_content_setting_values.notifications": 1});
+    let white = driver
+        .browser_with_prefs("white", 1000, 800, &[], allowed)
+        .await;
+    let black = driver.browser("black", 1000, 800).await;
+    white
+        .goto(&format!(
+            "{}/g/{}?seat={}",
+            server.base, seat.id, seat.secret
+        ))
+        .await
+        .unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    black
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    press_when_shown(&black, "#take-seat").await;
+    wait_text(&black, "#you", "You play black.").await;
+    wait_text(&white, "#notify-on", "You are notified of your turn.").await;
+    wait_text(&black, "#notify", "Notify me of my turn").await;
+    assert_eq!(
+        attr(&white, "#notify", "hidden").await.as_deref(),
+        Some("true")
+    );
+
+    // White plays, then looks at another tab; Black answers.
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    white
+        .execute(
+            "window.told = []; const Real = window.Notification; \
+             window.Notification = class extends Real { \
+               constructor(title, options) { super(title, options); window.told.push([title, options.body]); } };",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let game = white.window().await.unwrap();
+    let other = white.new_window(true).await.unwrap();
+    white.switch_to_window(other.handle).await.unwrap();
+    white.goto(&format!("{}/", server.base)).await.unwrap();
+    click(&black, "e5").await;
+    wait_text(&black, "#turns", "e5").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    white.switch_to_window(game).await.unwrap();
+    let told = white.execute("return window.told", vec![]).await.unwrap();
+    assert_eq!(
+        told,
+        json!([[
+            "Your turn",
+            "Your opponent played e5. Six Men's Morris · merels"
+        ]])
+    );
+    for c in [white, black] {
+        c.close().await.unwrap();
+    }
+    server.stop().await;
+}
