@@ -297,7 +297,7 @@ pub async fn game(
          <span id=\"notify-on\" class=\"notice\" hidden>You are notified of your turn.</span></p>\n\
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
-         <p id=\"analysis-link\"{analysis}>The computer's analysis</a></p>\n\
+         <p id=\"analysis-link\"{analysis}The computer's analysis</a></p>\n\
          </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
         id = escape(&id),
         title = escape(&title),

@@ -56,6 +56,7 @@ async fn check_page(server: &TestServer, path: &str) -> String {
             panic!("{path}: unexpected link {link}");
         }
     }
+    assert!(!html.contains("\">>"), "{path}: a stray '>' after a tag");
     for action in attributes(&html, "action") {
         assert_eq!(action, "/games", "{path}");
     }
@@ -183,6 +184,24 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
     assert!(
         game.contains("<span>d6</span>"),
         "the turns read without JavaScript"
+    );
+    // Once over, the page links the analysis, and says nothing stray around the link.
+    let (status, _) = http
+        .request(
+            "POST",
+            &format!("/api/games/{}/resign", white.id),
+            Some(&white.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200);
+    let over = check_page(&server, &format!("/g/{}", white.id)).await;
+    assert!(
+        over.contains(&format!(
+            "<a href=\"/g/{}/analysis\">The computer's analysis</a>",
+            white.id
+        )),
+        "{over}"
     );
     let (status, _) = get(&server, "/variants/ten-mens-morris").await;
     assert_eq!(status, 404);

@@ -115,3 +115,35 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     phone.close().await.unwrap();
     server.stop().await;
 }
+
+/// Every variant's card holds its whole setup form at 1280 px and on a phone: nothing sticks out
+/// of a card's edge (the Three Men's, with its long movement option, once did).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_setup_cards_hold_their_forms() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let driver = Driver::start().await;
+    for (name, width, height) in [("desktop", 1280, 900), ("phone", 390, 844)] {
+        let page = driver.browser(name, width, height).await;
+        page.goto(&format!("{}/", server.base)).await.unwrap();
+        let overflowing = page
+            .execute(
+                "const out = []; \
+                 for (const card of document.querySelectorAll('.variant')) { \
+                   const edge = card.getBoundingClientRect().right; \
+                   for (const e of card.querySelectorAll('*')) { \
+                     if (e.getBoundingClientRect().right > edge + 0.5) \
+                       out.push(card.id + ' ' + e.tagName + ' ' + (e.name || e.textContent.trim().slice(0, 30))); \
+                   } \
+                 } \
+                 return out;",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(overflowing, json!([]), "{name}");
+        assert!(count(&page, ".variant").await >= 8, "{name}");
+        page.close().await.unwrap();
+    }
+    server.stop().await;
+}
