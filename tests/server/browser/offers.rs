@@ -98,7 +98,18 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
     press(&black, "#takeback-accept").await;
     for page in [&white, &black] {
         wait_text(page, "#notice", "Takeback accepted: 1 turn taken back.").await;
+        wait_text(page, "#announce", "Takeback accepted").await;
     }
+    assert_eq!(text(&white, "#turns").await, "");
+    // A takeback refused is said to both too.
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    press(&white, "#takeback-offer").await;
+    wait_text(&white, "#notice", "You asked for a takeback.").await;
+    press_when_shown(&black, "#takeback-decline").await;
+    wait_text(&white, "#notice", "Your opponent declined the takeback.").await;
+    wait_text(&white, "#announce", "Your opponent declined the takeback.").await;
+    wait_text(&black, "#notice", "You declined the takeback.").await;
     // Offered again, and accepted this time.
     press(&white, "#draw-offer").await;
     wait_text(&black, "#status", "Your opponent offers a draw.").await;

@@ -100,21 +100,35 @@ async fn clocks_tick_and_a_player_who_leaves_can_be_claimed_against() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_who_follows_a_link_away_is_offline_until_back() {
     let _turn = one_at_a_time().await;
-    let server = TestServer::start().await;
+    let server = TestServer::start_with(|c| c.absent_untimed_secs = 1.0).await;
     let http = server.http();
     let driver = Driver::start().await;
     let (white, black, seat) =
         seated_pair(&server, &driver, "six-mens-morris", ["white", "black"]).await;
     wait_text(&black, ".side.white .presence", "online").await;
+    // Both move (before that, a game is aborted rather than claimed); then White, to move,
+    // follows the logo away.
+    click(&white, "a1").await;
+    wait_text(&black, "#turns", "a1").await;
+    click(&black, "e5").await;
+    wait_text(&white, "#turns", "e5").await;
     press(&white, "a.brand").await;
     wait_text(&black, ".side.white .presence", "offline").await;
     assert_eq!(
         http.state(&seat.id).await["seats"]["white"]["connected"],
         false
     );
+    // Gone on their turn: after the wait, the opponent may claim the game.
+    wait_text(&black, "#clock-note", "You may claim the win or a draw").await;
     white.back().await.unwrap();
     wait_text(&white, "#you", "You play white.").await;
     wait_text(&black, ".side.white .presence", "online").await;
+    // Back in time, the claim is gone.
+    let deadline = Instant::now() + WAIT;
+    while attr(&black, "#claim", "hidden").await.is_none() {
+        assert!(Instant::now() < deadline, "the claim stayed after White came back");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
     white.close().await.unwrap();
     black.close().await.unwrap();
     server.stop().await;
