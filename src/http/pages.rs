@@ -290,7 +290,6 @@ pub async fn game(
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
          <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
-         {chat}\n\
          <p class=\"board-tools\"><button type=\"button\" id=\"flip\" class=\"secondary\">Flip the board</button> \
          <label><input type=\"checkbox\" id=\"mute\"> Mute sounds</label> \
          <button type=\"button\" id=\"notify\" class=\"secondary\" hidden>Notify me of my turn</button>\
@@ -298,7 +297,7 @@ pub async fn game(
          <p id=\"spectators\" class=\"spectators\"></p>\n\
          <p><a href=\"/g/{id}/record\">Download the game record</a></p>\n\
          <p id=\"analysis-link\"{analysis}The computer's analysis</a></p>\n\
-         </aside>\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
+         </aside>\n{chat}\n<div id=\"announce\" class=\"sr-only\" aria-live=\"polite\"></div>\n</main>",
         id = escape(&id),
         title = escape(&title),
         share = escape(&share),

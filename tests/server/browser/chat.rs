@@ -68,6 +68,22 @@ async fn players_chat_and_spectators_chat_apart() {
             .contains("White: good luck")
     );
 
+    // For the README: a game with its chat, the spectators' shown.
+    say(&watcher, "black should take the centre").await;
+    said(&black, "Spectator: black should take the centre").await;
+    black
+        .execute(
+            "document.getElementById('chat').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
+    std::fs::write(
+        screenshots_dir().join("game-chat.png"),
+        black.screenshot().await.unwrap(),
+    )
+    .unwrap();
+
     // White mutes the chat: no lines, no input; what Black says meanwhile is there on unmuting.
     press(&white, "#chat-mute").await;
     wait_text(&white, "#chat-muted", "The chat is muted.").await;
@@ -130,14 +146,6 @@ async fn players_chat_and_spectators_chat_apart() {
         "",
         "the board's banner is not the chat's"
     );
-    // For the README: a game with its chat, the spectators' shown.
-    say(&watcher, "black should take the centre").await;
-    said(&black, "Spectator: black should take the centre").await;
-    std::fs::write(
-        screenshots_dir().join("game-chat.png"),
-        black.screenshot().await.unwrap(),
-    )
-    .unwrap();
     for c in [white, black, watcher] {
         c.close().await.unwrap();
     }

@@ -126,7 +126,10 @@ async fn a_player_who_follows_a_link_away_is_offline_until_back() {
     // Back in time, the claim is gone.
     let deadline = Instant::now() + WAIT;
     while attr(&black, "#claim", "hidden").await.is_none() {
-        assert!(Instant::now() < deadline, "the claim stayed after White came back");
+        assert!(
+            Instant::now() < deadline,
+            "the claim stayed after White came back"
+        );
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
     white.close().await.unwrap();
