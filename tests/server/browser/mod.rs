@@ -250,6 +250,18 @@ async fn seated_pair_timed(
     let seat = server.http().create_timed(variant, "white", clock).await;
     let white = driver.browser(names[0], 1000, 800).await;
     let black = driver.browser(names[1], 1000, 800).await;
+    seat_both(server, &seat, &white, &black).await;
+    (white, black, seat)
+}
+
+/// Seats two browsers in a game waiting with White taken: White's by the link that carries the
+/// seat, Black's by opening the share link and taking the empty seat.
+async fn seat_both(
+    server: &TestServer,
+    seat: &crate::harness::Seat,
+    white: &Client,
+    black: &Client,
+) {
     white
         .goto(&format!(
             "{}/g/{}?seat={}",
@@ -257,14 +269,13 @@ async fn seated_pair_timed(
         ))
         .await
         .unwrap();
-    wait_text(&white, "#you", "You play white.").await;
+    wait_text(white, "#you", "You play white.").await;
     black
         .goto(&format!("{}/g/{}", server.base, seat.id))
         .await
         .unwrap();
-    press_when_shown(&black, "#take-seat").await;
-    wait_text(&black, "#you", "You play black.").await;
-    (white, black, seat)
+    press_when_shown(black, "#take-seat").await;
+    wait_text(black, "#you", "You play black.").await;
 }
 
 /// Where an element is drawn, in CSS pixels of the window.

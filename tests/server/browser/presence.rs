@@ -153,20 +153,7 @@ async fn a_correspondence_player_is_notified_of_their_turn() {
         .browser_with_prefs("white", 1000, 800, &[], allowed)
         .await;
     let black = driver.browser("black", 1000, 800).await;
-    white
-        .goto(&format!(
-            "{}/g/{}?seat={}",
-            server.base, seat.id, seat.secret
-        ))
-        .await
-        .unwrap();
-    wait_text(&white, "#you", "You play white.").await;
-    black
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    press_when_shown(&black, "#take-seat").await;
-    wait_text(&black, "#you", "You play black.").await;
+    seat_both(&server, &seat, &white, &black).await;
     wait_text(&white, "#notify-on", "You are notified of your turn.").await;
     wait_text(&black, "#notify", "Notify me of my turn").await;
     assert_eq!(
