@@ -84,6 +84,35 @@ pub struct Config {
     #[arg(long, env = "MERELS_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub connections_per_ip: u32,
 
+    /// TCP connections the server holds open at once (kept under the limit of open files;
+    /// the host itself may open a few more, for its health checks).
+    #[arg(long, env = "MERELS_MAX_CONNECTIONS", default_value_t = 16384)]
+    pub max_connections: u32,
+
+    /// TCP connections one address (an IPv6 /64) may hold open; not applied behind a proxy
+    /// (`--trust-forwarded-for`), whose own address every connection has.
+    #[arg(long, env = "MERELS_TCP_CONNECTIONS_PER_IP", default_value_t = 256)]
+    pub tcp_connections_per_ip: u32,
+
+    /// TCP connections one subnet (an IPv4 /24, an IPv6 /48) may hold open; not applied behind
+    /// a proxy.
+    #[arg(
+        long,
+        env = "MERELS_TCP_CONNECTIONS_PER_SUBNET",
+        default_value_t = 1024
+    )]
+    pub tcp_connections_per_subnet: u32,
+
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may sit idle between requests.
+    #[arg(long, env = "MERELS_HEADER_TIMEOUT_SECS", default_value_t = 10.0)]
+    pub header_timeout_secs: f64,
+
+    /// The token `/metrics` asks for (`Authorization: Bearer TOKEN`); without one set, only the
+    /// host itself may read `/metrics`.
+    #[arg(long, env = "MERELS_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
     /// Origins (such as `https://merels.example.org`) whose pages may open game sockets, comma
     /// separated; the site's own origin is always allowed.
     #[arg(long, env = "MERELS_ALLOWED_ORIGINS", value_delimiter = ',')]
@@ -154,6 +183,11 @@ impl Config {
             engine_threads: 1,
             tables: None,
             connections_per_ip: 64,
+            max_connections: 16384,
+            tcp_connections_per_ip: 256,
+            tcp_connections_per_subnet: 1024,
+            header_timeout_secs: 10.0,
+            metrics_token: None,
             allowed_origins: Vec::new(),
             ws_ping_secs: 20.0,
             request_timeout_secs: 10,
@@ -167,6 +201,11 @@ impl Config {
     pub fn ws_ping(&self) -> (Duration, Duration) {
         let every = Duration::from_secs_f64(self.ws_ping_secs.max(0.05));
         (every, every * 3)
+    }
+
+    /// How long a client may take to send a request's headers, or sit idle between requests.
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.header_timeout_secs.max(0.05))
     }
 
     /// How long an idle room stays.

@@ -4,15 +4,13 @@
 
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::http::listen::{self, Caps, Gate, Refusal};
 use crate::http::{AppState, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
 use crate::store::{Store, StoreError};
 use crate::time::{room_ms, wall_ms};
-use axum::serve::ListenerExt;
 use std::future::Future;
-use std::future::IntoFuture;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -67,40 +65,37 @@ pub async fn run(
     ));
     let beat = tokio::spawn(beat(rooms.clone(), stop.clone()));
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
-    let app = router(AppState::new(rooms.clone(), config, metrics));
-    let addr = listener.local_addr()?;
-    // Turns are small frames that must leave at once: no Nagle delay.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
+    let gate = Gate::new(Caps {
+        total: listen::total_cap(config.max_connections),
+        per_address: config.tcp_connections_per_ip,
+        per_subnet: config.tcp_connections_per_subnet,
+        by_address: !config.trust_forwarded_for,
     });
+    let header_timeout = config.header_timeout();
+    let app = router(AppState::new(rooms.clone(), config, metrics.clone()));
+    let addr = listener.local_addr()?;
     tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
-    let stop_serving = stop.clone();
-    let serving = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let signal = stop.clone();
+    tokio::spawn(async move {
         tokio::select! {
             () = shutdown => {}
-            () = stop_serving.cancelled() => {}
+            () = signal.cancelled() => {}
         }
         tracing::info!("shutting down");
         // Rooms close their connections (1012: reconnect) after the command they are on.
-        stop_serving.cancel();
-    })
-    .into_future();
-    // Once shutdown has begun, it may take `deadline` at most.
-    let late = async {
-        stop.cancelled().await;
-        tokio::time::sleep(deadline).await;
-    };
-    let served = tokio::select! {
-        served = serving => served,
-        () = late => {
-            tracing::warn!(?deadline, "connections still open at the shutdown deadline");
-            Ok(())
-        }
-    };
+        signal.cancel();
+    });
+    let refused = move |refusal: Refusal| metrics.limit(refusal.limit());
+    listen::serve(
+        listener,
+        app,
+        gate,
+        header_timeout,
+        refused,
+        stop.clone(),
+        deadline,
+    )
+    .await;
     stop.cancel();
     if tokio::time::timeout(deadline, rooms.wait_closed())
         .await
@@ -116,7 +111,7 @@ pub async fn run(
     }
     rooms.store().close().await;
     tracing::info!("stopped");
-    Ok(served?)
+    Ok(())
 }
 
 /// Records that this server is alive every [`BEAT`](crate::store::BEAT), until shutdown, so that

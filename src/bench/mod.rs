@@ -439,6 +439,10 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
                 .env("DATABASE_URL", url)
                 .env("MERELS_GAMES_PER_MINUTE", "100000000")
                 .env("MERELS_CONNECTIONS_PER_IP", "100000000")
+                // Every client is on this host: one address holds them all.
+                .env("MERELS_TCP_CONNECTIONS_PER_IP", "100000000")
+                .env("MERELS_TCP_CONNECTIONS_PER_SUBNET", "100000000")
+                .env("MERELS_MAX_CONNECTIONS", "1000000")
                 .env("MERELS_MESSAGES_PER_SEC", "100000")
                 .env("MERELS_COMPUTER_GAMES_PER_HOUR", "100000000")
                 .env("MERELS_ENGINE_THREADS", args.engine_threads.to_string())

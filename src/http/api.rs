@@ -181,7 +181,27 @@ fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, Ap
 }
 
 /// `GET /metrics`: Prometheus text format.
-pub async fn metrics(State(app): State<AppState>) -> Response {
+pub async fn metrics(
+    State(app): State<AppState>,
+    ClientIp(from): ClientIp,
+    headers: HeaderMap,
+) -> Response {
+    // What the server does, and how much, is for its operator: by token, or from the host.
+    let allowed = match (&app.config.metrics_token, super::bearer(&headers)) {
+        (Some(token), Some(given)) => {
+            subtle::ConstantTimeEq::ct_eq(token.as_bytes(), given.trim().as_bytes()).into()
+        }
+        (Some(_), None) => false,
+        (None, _) => from.to_canonical().is_loopback(),
+    };
+    if !allowed {
+        app.metrics.limit("metrics_token");
+        return ApiError::new(
+            ErrorCode::Unauthenticated,
+            "/metrics needs the token set in MERELS_METRICS_TOKEN (or a request from the host itself)",
+        )
+        .into_response();
+    }
     let metrics = &app.metrics;
     metrics.games_in_memory.set(app.rooms.live() as i64);
     if let Ok(counts) = app.rooms.store().count_by_status().await {

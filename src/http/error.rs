@@ -15,6 +15,10 @@ pub const CLOSE_GOING_AWAY: u16 = 1001;
 pub const CLOSE_TOO_BIG: u16 = 1009;
 /// Close code: the client broke a rule of the connection, such as a rate limit (1008).
 pub const CLOSE_POLICY: u16 = 1008;
+/// Close code: a frame broke the WebSocket protocol (1002).
+pub const CLOSE_PROTOCOL: u16 = 1002;
+/// Close code: a text frame was not UTF-8 (1007).
+pub const CLOSE_BAD_TEXT: u16 = 1007;
 /// Close code: the server failed (1011).
 pub const CLOSE_INTERNAL: u16 = 1011;
 /// Close code: no such game (application range, 4000 + HTTP 404).
@@ -44,7 +48,9 @@ impl ApiError {
             ErrorCode::Malformed | ErrorCode::UnknownType | ErrorCode::BadNotation => {
                 StatusCode::BAD_REQUEST
             }
-            ErrorCode::BadVariant => StatusCode::BAD_REQUEST,
+            ErrorCode::BadVariant | ErrorCode::BrokenFrame | ErrorCode::BadText => {
+                StatusCode::BAD_REQUEST
+            }
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,
@@ -71,6 +77,8 @@ impl ApiError {
             ErrorCode::NotFound => CLOSE_NOT_FOUND,
             ErrorCode::Unavailable => CLOSE_RESTART,
             ErrorCode::Timeout => CLOSE_GOING_AWAY,
+            ErrorCode::BrokenFrame => CLOSE_PROTOCOL,
+            ErrorCode::BadText => CLOSE_BAD_TEXT,
             _ => CLOSE_INTERNAL,
         }
     }

@@ -7,6 +7,7 @@ mod assets;
 pub mod error;
 mod html;
 pub mod limits;
+pub mod listen;
 mod pages;
 pub mod variants;
 pub mod ws;
@@ -208,7 +209,7 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
 }
 
 /// The token of an `Authorization: Bearer` header, if the request has one.
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

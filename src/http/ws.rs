@@ -149,6 +149,11 @@ async fn serve(
                         return;
                     }
                 }
+                Next::Finish => {
+                    // Closing the sink sends the library's answer to the client's Close.
+                    let _ = sink.close().await;
+                    return;
+                }
                 Next::Close(code, reason) => {
                     let frame = CloseFrame {
                         code: ApiError::close_code(code),
@@ -175,8 +180,14 @@ async fn serve(
                 metrics.limit("ws_silence");
                 break Some((ErrorCode::Timeout, "no answer to pings"));
             }
-            Ok(None | Some(Ok(Message::Close(_)))) => break None,
-            Ok(Some(Err(e))) => break too_big(metrics, e),
+            Ok(None) => break None,
+            Ok(Some(Ok(Message::Close(_)))) => {
+                // Answered with a Close (the library echoes the client's code), as RFC 6455 asks.
+                outbox.finish();
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
+                break None;
+            }
+            Ok(Some(Err(e))) => break read_error(metrics, e),
             // Every frame counts, pings and pongs too (the library answers pings itself).
             Ok(Some(Ok(_))) if rate.check().is_err() => {
                 metrics.limit("messages_per_sec");
@@ -240,16 +251,32 @@ async fn serve(
     rooms.disconnect(&id, conn).await;
 }
 
-/// The close to send after a read error: 1009 for an oversized message, nothing otherwise (the
-/// connection is already broken).
-fn too_big(metrics: &Metrics, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
-    match e.into_inner().downcast::<tungstenite::Error>() {
-        Ok(e) if matches!(*e, tungstenite::Error::Capacity(_)) => {
-            metrics.limit("message_size");
-            Some((ErrorCode::TooLarge, "message too big"))
+/// The close to send after a read error, as RFC 6455 asks: 1009 for an oversized message, 1002
+/// for a frame that breaks the protocol (unmasked, a bad opcode, a bad close code, a control
+/// frame fragmented), 1007 for text that is not UTF-8; nothing when the connection itself broke.
+fn read_error(metrics: &Metrics, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
+    let Ok(e) = e.into_inner().downcast::<tungstenite::Error>() else {
+        return None;
+    };
+    let (limit, close) = match *e {
+        tungstenite::Error::Capacity(_) => {
+            ("message_size", (ErrorCode::TooLarge, "message too big"))
         }
-        _ => None,
-    }
+        tungstenite::Error::Protocol(_) => (
+            "ws_protocol",
+            (
+                ErrorCode::BrokenFrame,
+                "the frame breaks the WebSocket protocol",
+            ),
+        ),
+        tungstenite::Error::Utf8(_) => (
+            "ws_protocol",
+            (ErrorCode::BadText, "a text frame that is not UTF-8"),
+        ),
+        _ => return None,
+    };
+    metrics.limit(limit);
+    Some(close)
 }
 
 /// Queues an error for this connection alone; should its queue have been full, the whole state

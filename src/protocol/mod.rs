@@ -313,6 +313,10 @@ pub enum ErrorCode {
     Internal,
     /// The server is going down; reconnect.
     Unavailable,
+    /// A WebSocket frame broke the protocol (RFC 6455): the connection is closed with 1002.
+    BrokenFrame,
+    /// A text frame was not UTF-8: the connection is closed with 1007.
+    BadText,
 }
 
 impl ErrorCode {

@@ -31,12 +31,15 @@ pub enum Next {
     Send,
     /// Close the connection for this reason, then stop (the transport picks the close code).
     Close(ErrorCode, String),
+    /// The client closed: send what the transport owes it (the answer to its Close), then stop.
+    Finish,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     queue: VecDeque<Utf8Bytes>,
     close: Option<(ErrorCode, String)>,
+    finish: bool,
     dropped: u64,
 }
 
@@ -136,6 +139,11 @@ impl Outbox {
         });
     }
 
+    /// Asks the send task to answer the client's Close and stop, sending nothing more.
+    pub fn finish(&self) {
+        self.with(|inner| inner.finish = true);
+    }
+
     /// How many messages were dropped because the connection fell behind.
     pub fn dropped(&self) -> u64 {
         self.inner.lock().map_or(0, |i| i.dropped)
@@ -148,6 +156,9 @@ impl Outbox {
         loop {
             {
                 let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                if inner.finish {
+                    return Next::Finish;
+                }
                 if !inner.queue.is_empty() {
                     std::mem::swap(&mut inner.queue, batch);
                     return Next::Send;

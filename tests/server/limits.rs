@@ -461,3 +461,135 @@ async fn metrics_report_connections_games_turns_and_latencies() {
     assert!(metric(&server, "merels_db_commit_seconds_count").await >= 6.0);
     server.stop().await;
 }
+
+/// A raw TCP connection to `server` from the loopback address `from`.
+async fn tcp_from(server: &TestServer, from: &str) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    socket.connect(server.addr).await.unwrap()
+}
+
+/// Whether the server closes `tcp` within `within`, having sent nothing.
+async fn closed_within(tcp: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 64];
+    matches!(
+        tokio::time::timeout(within, tcp.read(&mut buf)).await,
+        Ok(Ok(0) | Err(_))
+    )
+}
+
+/// Idle connections cannot take the server offline: they are capped per address, per subnet
+/// and in total (refused at once, unread, and counted), and one that sends no request, or sits
+/// idle after one, is closed after the header timeout; then the server answers as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_are_capped_and_closed() {
+    let server = TestServer::start_with(|c| {
+        c.max_connections = 12;
+        c.tcp_connections_per_ip = 8;
+        c.tcp_connections_per_subnet = 10;
+        c.header_timeout_secs = 2.0;
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        held.push(tcp_from(&server, "127.0.0.1").await);
+    }
+    let mut over = tcp_from(&server, "127.0.0.1").await;
+    assert!(
+        closed_within(&mut over, Duration::from_millis(1500)).await,
+        "per address"
+    );
+    for _ in 0..2 {
+        held.push(tcp_from(&server, "127.0.0.2").await);
+    }
+    let mut over = tcp_from(&server, "127.0.0.3").await;
+    assert!(
+        closed_within(&mut over, Duration::from_millis(1500)).await,
+        "per subnet"
+    );
+    // The total (12, and 16 more for the host itself: every address here is the host's).
+    for i in 0..8 {
+        held.push(tcp_from(&server, &format!("127.0.1.{}", 1 + i % 4)).await);
+    }
+    for i in 0..10 {
+        held.push(tcp_from(&server, &format!("127.0.2.{}", 1 + i % 4)).await);
+    }
+    assert_eq!(held.len(), 28);
+    let mut over = tcp_from(&server, "127.0.3.1").await;
+    assert!(
+        closed_within(&mut over, Duration::from_millis(1500)).await,
+        "in total"
+    );
+    // Nothing was sent on the held ones: each is closed after the header timeout.
+    for tcp in &mut held {
+        assert!(
+            closed_within(tcp, Duration::from_secs(5)).await,
+            "idle closed"
+        );
+    }
+    drop(held);
+    assert_eq!(
+        violations(&server, "tcp_connections_per_address").await,
+        1.0
+    );
+    assert_eq!(violations(&server, "tcp_connections_per_subnet").await, 1.0);
+    assert_eq!(violations(&server, "tcp_connections_total").await, 1.0);
+    // A kept-alive connection that sits idle after its request is closed too.
+    let mut tcp = tcp_from(&server, "127.0.0.1").await;
+    tcp.write_all(b"GET /healthz HTTP/1.1\r\nHost: merels\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = vec![0u8; 512];
+    let n = tcp.read(&mut answer).await.unwrap();
+    assert!(answer[..n].starts_with(b"HTTP/1.1 200"));
+    let started = std::time::Instant::now();
+    assert!(
+        closed_within(&mut tcp, Duration::from_secs(5)).await,
+        "idle after a request"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(1500),
+        "not before the timeout"
+    );
+    let health = reqwest::get(format!("{}/healthz", server.base))
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    server.stop().await;
+}
+
+/// `/metrics` is the operator's: from the host itself, or with the token when one is set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_need_the_token_when_one_is_set() {
+    let server = TestServer::start_with(|c| c.metrics_token = Some("s3cret".into())).await;
+    let url = format!("{}/metrics", server.base);
+    let client = reqwest::Client::new();
+    let bare = client.get(&url).send().await.unwrap();
+    assert_eq!(bare.status(), 401);
+    let wrong = client.get(&url).bearer_auth("guess").send().await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    let right = client.get(&url).bearer_auth("s3cret").send().await.unwrap();
+    assert_eq!(right.status(), 200);
+    assert!(
+        right
+            .text()
+            .await
+            .unwrap()
+            .contains("merels_turns_accepted")
+    );
+    server.stop().await;
+    // Without a token, a request that comes (as the proxy says) from elsewhere is refused.
+    let server = TestServer::start_with(|c| c.trust_forwarded_for = true).await;
+    let outside = reqwest::Client::new()
+        .get(format!("{}/metrics", server.base))
+        .header("x-forwarded-for", "203.0.113.9")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(outside.status(), 401);
+    let local = reqwest::get(format!("{}/metrics", server.base))
+        .await
+        .unwrap();
+    assert_eq!(local.status(), 200);
+    server.stop().await;
+}

@@ -6,6 +6,7 @@ use futures_util::SinkExt;
 use merels::catalog::Catalog;
 use merels::rules::Game;
 use serde_json::{Value, json};
+use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
 /// Plays a whole game over two player sockets while a spectator watches; returns the final state.
@@ -495,4 +496,90 @@ async fn a_client_that_answers_no_ping_is_closed_and_counts_as_gone() {
     drop(silent);
     server.stop().await;
     assert!(reader.await.unwrap() >= 5, "pinged every 0.2 s");
+}
+
+/// Opens a game's socket by hand over TCP, so that frames of any shape can be sent.
+async fn raw_socket(server: &TestServer, id: &str) -> tokio::net::TcpStream {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "GET /api/games/{id}/ws HTTP/1.1\r\nHost: {}\r\nUpgrade: websocket\r\n\
+         Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\
+         Sec-WebSocket-Version: 13\r\n\r\n",
+        server.addr
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut head = Vec::new();
+    while !head.ends_with(b"\r\n\r\n") {
+        head.push(tcp.read_u8().await.unwrap());
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{}",
+        String::from_utf8_lossy(&head)
+    );
+    tcp
+}
+
+/// Reads the server's frames until its Close; returns the close code (none if the connection
+/// ended without one).
+async fn close_code(tcp: &mut tokio::net::TcpStream) -> Option<u16> {
+    use tokio::io::AsyncReadExt;
+    loop {
+        let read = async {
+            let b0 = tcp.read_u8().await?;
+            let b1 = tcp.read_u8().await?;
+            let len = match b1 & 0x7f {
+                126 => u64::from(tcp.read_u16().await?),
+                127 => tcp.read_u64().await?,
+                n => u64::from(n),
+            };
+            let mut payload = vec![0u8; len as usize];
+            tcp.read_exact(&mut payload).await?;
+            Ok::<_, std::io::Error>((b0 & 0x0f, payload))
+        };
+        match tokio::time::timeout(Duration::from_secs(5), read).await {
+            Ok(Ok((0x8, payload))) => {
+                return payload.get(..2).map(|c| u16::from_be_bytes([c[0], c[1]]));
+            }
+            Ok(Ok(_)) => continue,
+            Ok(Err(_)) => return None,
+            Err(_) => panic!("no close in time"),
+        }
+    }
+}
+
+/// Broken frames are answered as RFC 6455 asks, with the close code that says why, and a
+/// client's Close gets a Close back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_frames_get_their_close_codes_and_a_close_is_answered() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::start().await;
+    let white = server.http().create("nine-mens-morris", "white").await;
+    // A client's frames must be masked: an unmasked one breaks the protocol (1002).
+    let mut tcp = raw_socket(&server, &white.id).await;
+    tcp.write_all(&[0x81, 0x02, b'h', b'i']).await.unwrap();
+    assert_eq!(close_code(&mut tcp).await, Some(1002));
+    // So does an opcode the protocol does not have.
+    let mut tcp = raw_socket(&server, &white.id).await;
+    tcp.write_all(&[0x83, 0x80, 1, 2, 3, 4]).await.unwrap();
+    assert_eq!(close_code(&mut tcp).await, Some(1002));
+    // Text that is not UTF-8 (1007).
+    let mut tcp = raw_socket(&server, &white.id).await;
+    let mask = [9u8, 8, 7, 6];
+    let text = [0xffu8, 0xfe];
+    let mut frame = vec![0x81, 0x82];
+    frame.extend(mask);
+    frame.extend(text.iter().zip(mask.iter().cycle()).map(|(b, m)| b ^ m));
+    tcp.write_all(&frame).await.unwrap();
+    assert_eq!(close_code(&mut tcp).await, Some(1007));
+    // A Close is answered with a Close that echoes its code.
+    let mut tcp = raw_socket(&server, &white.id).await;
+    let code = 1000u16.to_be_bytes();
+    let mut frame = vec![0x88, 0x82];
+    frame.extend(mask);
+    frame.extend(code.iter().zip(mask.iter().cycle()).map(|(b, m)| b ^ m));
+    tcp.write_all(&frame).await.unwrap();
+    assert_eq!(close_code(&mut tcp).await, Some(1000));
+    server.stop().await;
 }
