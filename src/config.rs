@@ -113,6 +113,10 @@ pub struct Config {
     #[arg(long, env = "MERELS_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
 
+    /// Seconds a "continue on another device" link works (once).
+    #[arg(long, env = "MERELS_HANDOFF_SECS", default_value_t = 600)]
+    pub handoff_secs: u64,
+
     /// Origins (such as `https://merels.example.org`) whose pages may open game sockets, comma
     /// separated; the site's own origin is always allowed.
     #[arg(long, env = "MERELS_ALLOWED_ORIGINS", value_delimiter = ',')]
@@ -188,6 +192,7 @@ impl Config {
             tcp_connections_per_subnet: 1024,
             header_timeout_secs: 10.0,
             metrics_token: None,
+            handoff_secs: 600,
             allowed_origins: Vec::new(),
             ws_ping_secs: 20.0,
             request_timeout_secs: 10,

@@ -50,6 +50,7 @@ pub async fn run(
             absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
             games_per_minute: config.games_per_minute,
             computer_games_per_hour: config.computer_games_per_hour,
+            handoff: Duration::from_secs(config.handoff_secs),
             computer: crate::rooms::ComputerConfig {
                 threads: config.engine_threads,
                 tables: config.tables.clone(),

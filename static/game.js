@@ -71,6 +71,24 @@ function connect() {
   };
 }
 
+// "Continue on another device": each time it is opened, a fresh one-time link (and its QR
+// code) that moves the seat; the seat's own secret never appears in a link.
+$('handoff').querySelector('details').addEventListener('toggle', async (ev) => {
+  if (!ev.target.open) return;
+  const link = $('handoff-link');
+  link.value = 'Making a link…';
+  try {
+    const res = await fetch(`/api/games/${id}/handoff`, { method: 'POST', credentials: 'same-origin' });
+    const body = await res.json();
+    if (!res.ok) throw new Error(body.message);
+    link.value = body.url;
+    $('handoff-qr').src = `/g/${id}/handoff.svg?code=${encodeURIComponent(body.code)}`;
+  } catch (e) {
+    link.value = `No link: ${e.message}`;
+  }
+});
+$('handoff-copy').addEventListener('click', () => navigator.clipboard?.writeText($('handoff-link').value));
+
 // A page left by a link or the back button may be kept whole in the back/forward cache, its
 // socket open: the opponent would see its player present for good, and could never claim.
 // Leaving closes the socket; coming back from the cache opens a new one.
@@ -96,15 +114,7 @@ function receive(msg) {
       board = new Board($('board'), msg.board, activate, flipped);
       $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
       chat.hello(msg.seat);
-      if (msg.handoff_url) {
-        const p = $('handoff');
-        p.querySelector('a').href = msg.handoff_url;
-        // Drawn only when asked for: the picture carries the seat too.
-        p.querySelector('details').addEventListener('toggle', () => {
-          $('handoff-qr').src = `/g/${id}/handoff.svg`;
-        }, { once: true });
-        p.hidden = false;
-      }
+      $('handoff').hidden = !msg.seat;
       break;
     case 'state': {
       if (state && msg.version < state.version) break;
@@ -125,9 +135,10 @@ function receive(msg) {
       break;
     }
     case 'rematch':
-      // Players go to their new seat; spectators are offered the new game.
-      if (msg.handoff_url) {
-        location.assign(msg.handoff_url);
+      // Players go to their new seat (this game's cookie holds it there too); spectators are
+      // offered the new game.
+      if (hello && hello.seat) {
+        location.assign(`/g/${id}/rematch`);
       } else {
         const p = $('rematch-link');
         p.querySelector('a').href = `/g/${msg.game}`;

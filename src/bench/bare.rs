@@ -169,7 +169,6 @@ fn hello(id: &str, seat: Option<Color>, board: &Arc<RawValue>) -> Utf8Bytes {
         protocol: PROTOCOL_VERSION,
         game: id.into(),
         seat,
-        handoff_url: None,
         board: board.clone(),
     };
     Utf8Bytes::from(message.to_json())
@@ -379,7 +378,6 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             game: id.into(),
             seat: Some(Color::White),
-            handoff_url: None,
             board: board.clone(),
         }
         .to_json();

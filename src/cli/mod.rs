@@ -211,8 +211,12 @@ fn health(url: Option<&str>) -> Result<(), CliError> {
 
 /// Starts logging and the runtime, then serves until SIGTERM or Ctrl-C.
 fn serve(config: Config) -> Result<(), CliError> {
+    // The WebSocket library logs whole frames at `trace`: whatever RUST_LOG says, it logs at
+    // `info` at most, so that no log ever holds what players typed to each other.
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"))
+        .add_directive("tungstenite=info".parse().expect("a valid directive"))
+        .add_directive("tokio_tungstenite=info".parse().expect("a valid directive"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stdout()));

@@ -12,7 +12,7 @@ use crate::rules::Color;
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::header::{CONTENT_DISPOSITION, CONTENT_TYPE};
+use axum::http::header::{CACHE_CONTROL, CONTENT_DISPOSITION, CONTENT_TYPE};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -142,21 +142,19 @@ fn random() -> ColorChoice {
     ColorChoice::Random
 }
 
-/// A seat handed out, with the links that go with it.
+/// A seat handed out, with the game's link: the secret is in this answer alone, never in a link.
 #[derive(Debug, Serialize)]
 pub struct SeatView {
     id: String,
     url: String,
     seat: Color,
     secret: String,
-    handoff_url: String,
 }
 
 /// A seat as the API hands it out, with links under `base`.
 fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
     SeatView {
         url: format!("{base}/g/{}", grant.id),
-        handoff_url: format!("{base}/g/{}?seat={}", grant.id, grant.secret),
         id: grant.id,
         seat: grant.color,
         secret: grant.secret,
@@ -304,6 +302,26 @@ pub async fn play(
 ) -> Result<Response, ApiError> {
     let turn = body(&app, json)?.turn;
     act(&app, &id, from, &headers, Action::Turn(turn)).await
+}
+
+/// `POST /api/games/{id}/handoff`: a one-time link that moves the asker's seat (by cookie or
+/// bearer token) to another device: it works once, for minutes.
+pub async fn handoff(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let code = app
+        .rooms
+        .hand_off(&id, presented_secret(&headers, &id))
+        .await?;
+    let url = format!("{}/g/{id}?code={code}", base_url(&app.config, &headers));
+    let body = serde_json::json!({
+        "url": url,
+        "code": code,
+        "expires_in_secs": app.config.handoff_secs,
+    });
+    Ok(([(CACHE_CONTROL, "no-store")], Json(body)).into_response())
 }
 
 /// `POST /api/games/{id}/{action}`: a WebSocket message without fields, for the bearer's seat:

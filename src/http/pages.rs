@@ -172,25 +172,30 @@ async fn create_from_form(
         .into_response())
 }
 
-/// `GET /g/{id}`: the game page. `?seat=SECRET` (the "continue on another device" link) moves
-/// the seat's cookie to this browser and drops the secret from the address bar.
+/// `GET /g/{id}`: the game page. `?code=CODE` (a "continue on another device" link) is taken,
+/// once: the seat's cookie is set in this browser and the code leaves the address bar. A code
+/// used already, expired or unknown leaves the page as a spectator's, with a word why.
 pub async fn game(
     State(app): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(secret) = query.get("seat") {
-        let back = [(LOCATION, format!("/g/{id}"))];
-        return match app.rooms.seat_of(&id, Some(secret.clone())).await {
-            Ok(Some(_)) => (
-                StatusCode::SEE_OTHER,
-                back,
-                seat_cookies(&app.config, &id, secret),
-            )
-                .into_response(),
-            _ => (StatusCode::SEE_OTHER, back).into_response(),
-        };
+    let mut stale_code = false;
+    if let Some(code) = query.get("code") {
+        match app.rooms.take_handoff(&id, code).await {
+            Ok(Some(secret)) => {
+                return (
+                    StatusCode::SEE_OTHER,
+                    [(LOCATION, format!("/g/{id}"))],
+                    seat_cookies(&app.config, &id, &secret),
+                )
+                    .into_response();
+            }
+            Ok(None) => stale_code = true,
+            Err(RoomError::NotFound) => return not_found(),
+            Err(e) => return ApiError::from(e).into_response(),
+        }
     }
     let state = match app.rooms.state(&id).await {
         Ok(state) => state,
@@ -282,11 +287,13 @@ pub async fn game(
          <button id=\"copy\" type=\"button\">Copy</button>\
          <button id=\"share-native\" type=\"button\" hidden>Share…</button></div>\
          <details class=\"qr\"><summary>QR code</summary>{share_qr}</details></div>\n\
-         <div id=\"handoff\" class=\"handoff\" hidden><a>Continue on another device</a> \
-         (this link carries your seat: keep it to yourself)\
-         <details class=\"qr\"><summary>Scan it with your phone</summary>\
-         <img id=\"handoff-qr\" alt=\"QR code of the link that carries your seat\" \
+         <div id=\"handoff\" class=\"handoff\" hidden><details><summary>Continue on another \
+         device</summary><p>This link moves your seat: it works once, within {handoff_minutes} \
+         minutes. Keep it to yourself.</p><div class=\"row\"><input id=\"handoff-link\" readonly \
+         aria-label=\"The link that moves your seat\"><button id=\"handoff-copy\" type=\"button\">\
+         Copy</button></div><img id=\"handoff-qr\" alt=\"QR code of the link that moves your seat\" \
          width=\"180\" height=\"180\"></details></div>\n\
+         {stale_code}
          <h2>Turns</h2>\n<ol id=\"turns\" class=\"turns\">{turns}</ol>\n\
          {replay}\n\
          <p><button type=\"button\" id=\"back-to-game\" hidden>Back to the game</button></p>\n\
@@ -305,6 +312,13 @@ pub async fn game(
         analysis = analysis,
         replay = super::html::REPLAY_CONTROLS,
         chat = super::html::chat_section(),
+        handoff_minutes = app.config.handoff_secs.div_ceil(60),
+        stale_code = if stale_code {
+            "<p id=\"handoff-stale\" class=\"notice\">That link to a seat was used already or has \
+             expired: open a new one on the device that holds the seat.</p>\n"
+        } else {
+            ""
+        },
         share_qr = super::html::qr_svg(&share, "QR code of this game's link"),
         status = state.now.status.as_str(),
         slug = escape(&state.variant),
@@ -328,19 +342,33 @@ fn not_found() -> Response {
         .into_response()
 }
 
-/// `GET /g/{id}/handoff.svg`: a QR code of the link that carries the asker's seat to another
-/// device, for the seated player only (by their cookie or token), never stored by a cache.
+/// `GET /g/{id}/handoff.svg?code=CODE`: a QR code of the one-time link that moves the asker's
+/// seat to another device, for the seated player only (by their cookie or token), never stored
+/// by a cache.
 pub async fn handoff_qr(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let secret = presented_secret(&headers, &id);
-    let seated = app.rooms.seat_of(&id, secret.clone()).await;
-    let (Ok(Some(_)), Some(secret)) = (seated, secret) else {
+    let seated = app
+        .rooms
+        .seat_of(&id, presented_secret(&headers, &id))
+        .await;
+    if !matches!(seated, Ok(Some(_))) {
         return ApiError::from(RoomError::NotSeated).into_response();
+    }
+    let Some(code) = query
+        .get("code")
+        .filter(|c| crate::rooms::secrets::is_code(c))
+    else {
+        return ApiError::new(
+            crate::protocol::ErrorCode::Malformed,
+            "?code= takes a hand-off code",
+        )
+        .into_response();
     };
-    let link = format!("{}/g/{id}?seat={secret}", base_url(&app.config, &headers));
+    let link = format!("{}/g/{id}?code={code}", base_url(&app.config, &headers));
     (
         [
             (CONTENT_TYPE, "image/svg+xml"),
@@ -349,6 +377,35 @@ pub async fn handoff_qr(
         super::html::qr_svg(&link, "QR code of the link that carries your seat"),
     )
         .into_response()
+}
+
+/// `GET /g/{id}/rematch`: goes to the game's rematch. A player of this game (by the cookie this
+/// game's pages carry) is seated there, by the same secret, with the rematch's cookie set; anyone
+/// else watches it. Before there is a rematch, back to the game.
+pub async fn rematch(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let state = match app.rooms.state(&id).await {
+        Ok(state) => state,
+        Err(RoomError::NotFound) => return not_found(),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let Some(next) = state.now.rematch.clone() else {
+        return (StatusCode::SEE_OTHER, [(LOCATION, format!("/g/{id}"))]).into_response();
+    };
+    let go = [(LOCATION, format!("/g/{next}"))];
+    let secret = presented_secret(&headers, &id);
+    match (app.rooms.seat_of(&next, secret.clone()).await, secret) {
+        (Ok(Some(_)), Some(secret)) => (
+            StatusCode::SEE_OTHER,
+            go,
+            seat_cookies(&app.config, &next, &secret),
+        )
+            .into_response(),
+        _ => (StatusCode::SEE_OTHER, go).into_response(),
+    }
 }
 
 /// `GET /g/{id}/analysis`: the engine's judgement of a finished game. Without JavaScript, a table

@@ -8,11 +8,11 @@
 
 use super::error::ApiError;
 use super::limits::{ClientIp, from_own_pages};
-use super::{AppState, base_url, presented_secret};
+use super::{AppState, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
-use crate::rooms::{Action, Connection, Held, Rooms};
+use crate::rooms::{Action, Connection, Rooms};
 use crate::rules::Color;
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -57,7 +57,7 @@ pub async fn upgrade(
         .into_response();
     };
     let secret = presented_secret(&headers, &id);
-    let seat = match app.rooms.seat_of(&id, secret.clone()).await {
+    let seat = match app.rooms.seat_of(&id, secret).await {
         Ok(seat) => seat,
         Err(e) => return ApiError::from(e).into_response(),
     };
@@ -65,10 +65,6 @@ pub async fn upgrade(
         Ok(ws) => ws,
         Err(rejection) => return rejection.into_response(),
     };
-    let held = seat.and(secret).map(|secret| Held {
-        handoff_url: format!("{}/g/{id}?seat={secret}", base_url(&app.config, &headers)),
-        secret,
-    });
     let limit = app.config.max_message_bytes;
     let rooms = app.rooms.clone();
     let rate = app.limits.message_rate();
@@ -85,18 +81,17 @@ pub async fn upgrade(
             // The socket is boxed where the connection's task begins: split, it moves to the
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
-            let visitor = Visitor { seat, from, held };
+            let visitor = Visitor { seat, from };
             serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
             metrics.connections.dec();
             drop(slot);
         })
 }
 
-/// Who is connecting: the seat they hold (none: they watch), from where, and what holds it.
+/// Who is connecting: the seat they hold (none: they watch), and from where.
 struct Visitor {
     seat: Option<Color>,
     from: IpAddr,
-    held: Option<Held>,
 }
 
 /// Serves one connection until either side goes away, or the client stays silent for the
@@ -106,12 +101,12 @@ async fn serve(
     rooms: Rooms,
     metrics: &Metrics,
     id: String,
-    Visitor { seat, from, held }: Visitor,
+    Visitor { seat, from }: Visitor,
     rate: DefaultDirectRateLimiter,
     (ping_every, silence): (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
-    let conn = match rooms.connect(&id, seat, from, held, outbox.clone()).await {
+    let conn = match rooms.connect(&id, seat, from, outbox.clone()).await {
         Ok(conn) => conn,
         Err(e) => {
             let close = CloseFrame {

@@ -341,8 +341,6 @@ pub enum ServerMessage {
         game: String,
         /// Your seat, or `null` when you watch.
         seat: Option<Color>,
-        /// The link that carries your seat to another device (seated connections only).
-        handoff_url: Option<String>,
         /// The board ([`Geometry`]), encoded once per kind of board by the catalog.
         #[serde(deserialize_with = "geometry_json")]
         board: Arc<RawValue>,
@@ -358,13 +356,11 @@ pub enum ServerMessage {
         /// The reason in words.
         message: String,
     },
-    /// A rematch has started: players get the link that carries their new seat (and go),
-    /// spectators the game to watch.
+    /// A rematch has started. A player's secret holds their seat there too (colours swapped):
+    /// a page goes to `/g/{this game}/rematch`, which seats it; spectators may follow the game.
     Rematch {
         /// The new game's id.
         game: String,
-        /// For a seated connection, `/g/{id}?seat=SECRET` of its new seat.
-        handoff_url: Option<String>,
     },
     /// A line just said in a chat this connection hears.
     Chat(ChatLine),
@@ -416,16 +412,11 @@ mod tests {
             protocol: PROTOCOL_VERSION,
             game: "abc".into(),
             seat: Some(Color::White),
-            handoff_url: Some("https://example.org/g/abc?seat=s3cr\"et".into()),
             board,
         };
         let json = hello.to_json();
         let read: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(read["type"], "hello");
-        assert_eq!(
-            read["handoff_url"],
-            "https://example.org/g/abc?seat=s3cr\"et"
-        );
         let geometry: Geometry = serde_json::from_value(read["board"].clone()).unwrap();
         assert_eq!(geometry, Geometry::of(variant.board()));
         match serde_json::from_str::<ServerMessage>(&json).unwrap() {

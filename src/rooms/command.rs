@@ -69,7 +69,6 @@ pub(super) enum Command {
     /// Attach a connection; answered with its number.
     Connect {
         seat: Option<Color>,
-        held: Option<super::Held>,
         outbox: Arc<Outbox>,
         reply: Reply<u64>,
     },

@@ -11,8 +11,6 @@ use std::sync::Arc;
 /// One connection: the seat it holds (none: a spectator) and where its messages go.
 pub(super) struct Conn {
     pub seat: Option<Color>,
-    /// A seated connection's secret: its seat in a rematch is held by the same one.
-    pub secret: Option<String>,
     pub outbox: Arc<Outbox>,
     /// The chats it hears.
     pub hearing: Hearing,
@@ -89,7 +87,6 @@ mod tests {
     fn connections_are_counted_as_they_come_and_go() {
         let conn = |seat| Conn {
             seat,
-            secret: None,
             outbox: Arc::new(Outbox::new()),
             hearing: Hearing::default_for(seat),
         };

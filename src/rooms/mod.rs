@@ -10,6 +10,7 @@
 //!   from the store; `command` is what a room can be asked.
 //! - `chat` holds the game's two chats: who may say what and how often, purely, and the shell
 //!   that stores a line and sends it to whoever hears it.
+//! - `handoff` moves a seat to another device with a one-time code.
 //! - `computer` seats the computer and thinks for it off the room's task; the solved tables.
 //! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
 //!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
@@ -27,6 +28,7 @@ mod computer;
 mod conns;
 mod core;
 mod error;
+mod handoff;
 mod load;
 mod offers;
 pub mod outbox;
@@ -64,17 +66,6 @@ fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - room_ms()).max(0) as u64)
 }
 
-/// What a seated connection holds: the secret it presented, and the link that carries the seat
-/// to another device (the page shows it). The room keeps the secret to hand the player their seat
-/// in a rematch, which reuses it.
-#[derive(Debug, Clone)]
-pub struct Held {
-    /// The seat's secret.
-    pub secret: String,
-    /// `{base}/g/{id}?seat={secret}`.
-    pub handoff_url: String,
-}
-
 /// A live connection to a room, returned by [`Rooms::connect`].
 #[derive(Debug)]
 pub struct Connection {
@@ -108,6 +99,8 @@ pub struct RoomsConfig {
     pub computer_games_per_hour: u32,
     /// The computer's threads and tables.
     pub computer: ComputerConfig,
+    /// How long a one-time code that moves a seat to another device works.
+    pub handoff: Duration,
 }
 
 impl Default for RoomsConfig {
@@ -120,6 +113,7 @@ impl Default for RoomsConfig {
             games_per_minute: 10,
             computer_games_per_hour: 30,
             computer: ComputerConfig::default(),
+            handoff: Duration::from_secs(600),
         }
     }
 }
@@ -531,13 +525,11 @@ impl Rooms {
         id: &str,
         seat: Option<Color>,
         from: IpAddr,
-        held: Option<Held>,
         outbox: Arc<Outbox>,
     ) -> Result<Connection, RoomError> {
         let conn = self
             .call(id, |reply| Command::Connect {
                 seat,
-                held: held.clone(),
                 outbox: outbox.clone(),
                 reply,
             })

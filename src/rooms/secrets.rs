@@ -67,6 +67,58 @@ pub fn matches(secret: &str, stored: &str) -> bool {
     hash(secret).as_bytes().ct_eq(stored.as_bytes()).into()
 }
 
+/// Random bytes in a one-time hand-off code: 128 bits.
+const CODE_BYTES: usize = 16;
+
+/// Whether `s` looks like a hand-off code.
+pub fn is_code(s: &str) -> bool {
+    s.len() == 22
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A new one-time code that moves a seat to another device (22 URL-safe characters).
+pub fn new_code() -> String {
+    random_token(CODE_BYTES)
+}
+
+/// The key stream that seals a secret under `code`: SHA-256 of the code and a counter, block
+/// after block.
+fn key_stream(code: &str, len: usize) -> Vec<u8> {
+    (0u32..)
+        .flat_map(|block| {
+            Sha256::new()
+                .chain_update(b"merels hand-off seal")
+                .chain_update(code.as_bytes())
+                .chain_update(block.to_be_bytes())
+                .finalize()
+        })
+        .take(len)
+        .collect()
+}
+
+/// `secret` sealed under `code`, to be stored beside the code's hash: the store alone then holds
+/// no seat, and whoever has the code (and can use it once, for minutes) can open it. The code
+/// is random and used once, so the key stream is never reused.
+pub fn seal(secret: &str, code: &str) -> String {
+    let stream = key_stream(code, secret.len());
+    hex::encode(
+        secret
+            .bytes()
+            .zip(stream)
+            .map(|(b, k)| b ^ k)
+            .collect::<Vec<u8>>(),
+    )
+}
+
+/// Opens what [`seal`] sealed under `code`; `None` if it does not open to a secret.
+pub fn unseal(sealed: &str, code: &str) -> Option<String> {
+    let bytes = hex::decode(sealed).ok()?;
+    let stream = key_stream(code, bytes.len());
+    let opened: Vec<u8> = bytes.iter().zip(stream).map(|(b, k)| b ^ k).collect();
+    String::from_utf8(opened).ok()
+}
+
 /// A fair coin, for "random colour".
 pub fn coin() -> bool {
     getrandom::u64().is_ok_and(|v| v & 1 == 1)
@@ -75,6 +127,19 @@ pub fn coin() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sealed_secret_opens_with_its_code_alone() {
+        let secret = new_secret();
+        let code = new_code();
+        assert_eq!(code.len(), 22);
+        let sealed = seal(&secret, &code);
+        assert!(!sealed.contains(&secret) && sealed.len() == 2 * secret.len());
+        assert_eq!(unseal(&sealed, &code).as_deref(), Some(secret.as_str()));
+        let other = unseal(&sealed, &new_code());
+        assert_ne!(other.as_deref(), Some(secret.as_str()));
+        assert_eq!(unseal("not hex", &code), None);
+    }
 
     #[test]
     fn ids_and_secrets_are_random_url_safe_and_hashed() {

@@ -241,21 +241,18 @@ impl Room {
             }
             Command::Connect {
                 seat,
-                held,
                 outbox,
                 reply,
             } => {
                 let id = self.next_conn;
                 self.next_conn += 1;
-                let (secret, handoff_url) = held.map(|h| (h.secret, h.handoff_url)).unzip();
-                let hello = self.hello(rooms.catalog(), seat, handoff_url);
+                let hello = self.hello(rooms.catalog(), seat);
                 outbox.push_event(hello, || self.whole());
                 let hearing = Hearing::default_for(seat);
                 self.conns.insert(
                     id,
                     Conn {
                         seat,
-                        secret: seat.and(secret),
                         outbox: outbox.clone(),
                         hearing,
                     },

@@ -84,35 +84,25 @@ impl Room {
         &self,
         catalog: &crate::catalog::Catalog,
         seat: Option<Color>,
-        handoff_url: Option<String>,
     ) -> Utf8Bytes {
         let message = ServerMessage::Hello {
             protocol: PROTOCOL_VERSION,
             game: self.table.id.clone(),
             seat,
-            handoff_url: seat.and(handoff_url),
             board: catalog.board_json(self.table.game.variant().board()),
         };
         Utf8Bytes::from(message.to_json())
     }
 
-    /// Tells every connection that the rematch has started: each player the link to their new
-    /// seat, spectators the game to watch.
+    /// Tells every connection that the rematch has started: one message for all (a player's
+    /// secret holds their seat there too; the page asks `/g/{id}/rematch` for its cookie).
     pub(super) fn announce_rematch(&self) {
         let Some(id) = &self.table.rematch else {
             return;
         };
+        let frame = Utf8Bytes::from(ServerMessage::Rematch { game: id.clone() }.to_json());
         for conn in self.conns.values() {
-            let handoff_url = conn
-                .secret
-                .as_ref()
-                .map(|secret| format!("/g/{id}?seat={secret}"));
-            let message = ServerMessage::Rematch {
-                game: id.clone(),
-                handoff_url,
-            };
-            let frame = Utf8Bytes::from(message.to_json());
-            conn.outbox.push_event(frame, || self.whole());
+            conn.outbox.push_event(frame.clone(), || self.whole());
         }
     }
 

@@ -41,9 +41,11 @@ pub(crate) use on_pool;
 
 // After the macro: it is textually scoped.
 mod chat;
+mod handoff;
 mod lists;
 
 pub use chat::ChatRow;
+pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
 pub use lists::Challenge;
 
 /// The database behind the store.
@@ -292,6 +294,21 @@ pub enum WriteOp {
     /// A line of chat; false if its number was taken or is not the next (another writer was
     /// first). A chat is not part of the game: its lines leave the version alone.
     Chat(Box<ChatRow>),
+    /// Stores a one-time hand-off code (clearing the expired ones); false if its game has as
+    /// many live codes as it may ([`HANDOFF_CODES_PER_GAME`]).
+    PutHandoff {
+        /// The code.
+        code: Box<HandoffRow>,
+        /// Now (ms): codes expired by then are cleared.
+        now: i64,
+    },
+    /// Takes a code, once: false if it was taken already or expired by `now`.
+    TakeHandoff {
+        /// Hex SHA-256 of the code.
+        code_hash: String,
+        /// Now (ms).
+        now: i64,
+    },
     /// Starts the rematch of a finished game: stores the new game and links the old one to it;
     /// false if the old game already has a rematch.
     StartRematch {

@@ -5,7 +5,7 @@
 //! A write that loses (a taken seat, a taken ply) is not an error: its statement changes no row,
 //! the others in the batch still commit, and its sender hears `false`.
 
-use super::{Backend, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
+use super::{Backend, HANDOFF_CODES_PER_GAME, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection};
@@ -349,6 +349,37 @@ async fn try_batch(
                         .bind(&line.author)
                         .bind(&line.body)
                         .bind(line.said_at)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1
+                    }
+                    WriteOp::PutHandoff { code, now } => {
+                        sqlx::query("DELETE FROM handoff_codes WHERE expires_at <= $1")
+                            .bind(now)
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(
+                            "INSERT INTO handoff_codes (code_hash, game_id, sealed, expires_at) \
+                             SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM handoff_codes \
+                             WHERE game_id = $2) < $5 ON CONFLICT DO NOTHING",
+                        )
+                        .bind(&code.code_hash)
+                        .bind(&code.game_id)
+                        .bind(&code.sealed)
+                        .bind(code.expires_at)
+                        .bind(HANDOFF_CODES_PER_GAME)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1
+                    }
+                    WriteOp::TakeHandoff { code_hash, now } => {
+                        sqlx::query(
+                            "DELETE FROM handoff_codes WHERE code_hash = $1 AND expires_at > $2",
+                        )
+                        .bind(code_hash)
+                        .bind(now)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()

@@ -309,16 +309,13 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
     );
     let black_now = body["rematch"]["secret"].as_str().unwrap().to_string();
 
-    // The other player's connection is sent its new seat; spectators get the game to watch.
-    let m = ws_white.next_of("rematch").await;
-    assert_eq!(m["game"], new_id.as_str());
-    let handoff = m["handoff_url"].as_str().unwrap().to_string();
-    let white_now = handoff.split("seat=").nth(1).unwrap().to_string();
-    let m = watcher.next_of("rematch").await;
-    assert_eq!(
-        (m["game"].as_str(), m["handoff_url"].clone()),
-        (Some(new_id.as_str()), serde_json::Value::Null)
-    );
+    // Every connection hears of the new game, with no secret in the message: a player's own
+    // secret holds their seat there.
+    for ws in [&mut ws_white, &mut watcher] {
+        let m = ws.next_of("rematch").await;
+        assert_eq!(m, serde_json::json!({"type": "rematch", "game": new_id}));
+    }
+    let white_now = white.secret.clone();
     assert_eq!(http.state(&white.id).await["rematch"], new_id.as_str());
 
     // Asking again hands out the same seat; the new game is on, with the colours swapped.
@@ -377,10 +374,37 @@ async fn a_rematch_swaps_colours_and_takes_both_players_along() {
         .send_json(serde_json::json!({"type": "rematch"}))
         .await;
     let m = ws_black.next_of("rematch").await;
+    assert_eq!(m["game"], new_id.as_str());
+    // A page follows `/g/{old}/rematch` with the old game's cookie: it lands seated in the new
+    // game, with the new game's cookie; without the cookie it lands as a spectator.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let go = |cookie: Option<String>| {
+        let mut req = client.get(format!("{}/g/{}/rematch", server.base, white.id));
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        req.send()
+    };
+    let seated = go(Some(format!("merels_seat_{}={}", white.id, black.secret)))
+        .await
+        .unwrap();
+    assert_eq!(seated.status(), 303);
     assert_eq!(
-        m["handoff_url"],
-        format!("/g/{new_id}?seat={}", black.secret).as_str()
+        seated.headers()["location"],
+        format!("/g/{new_id}").as_str()
     );
+    let cookies: Vec<_> = seated.headers().get_all("set-cookie").iter().collect();
+    assert_eq!(cookies.len(), 2, "the new game's page and API");
+    assert!(cookies.iter().all(|c| {
+        let c = c.to_str().unwrap();
+        c.starts_with(&format!("merels_seat_{new_id}={}", black.secret))
+    }));
+    let watching = go(None).await.unwrap();
+    assert_eq!(watching.status(), 303);
+    assert!(watching.headers().get("set-cookie").is_none());
     server.stop().await;
 }
 

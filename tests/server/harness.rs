@@ -227,6 +227,23 @@ impl Http {
     }
 
     /// The game record, as `/g/{id}/record` serves it.
+    /// A one-time "continue on another device" link for a seat: its URL and its code.
+    pub async fn handoff(&self, seat: &Seat) -> (String, String) {
+        let (status, body) = self
+            .request(
+                "POST",
+                &format!("/api/games/{}/handoff", seat.id),
+                Some(&seat.secret),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        (
+            body["url"].as_str().unwrap().to_string(),
+            body["code"].as_str().unwrap().to_string(),
+        )
+    }
+
     pub async fn record(&self, id: &str) -> String {
         let res = self
             .client

@@ -80,7 +80,8 @@ async fn links_come_as_qr_codes_and_the_seats_only_to_its_holder() {
         game.contains("<meta property=\"og:title\" content=\"Six Men&#39;s Morris · merels\">")
     );
     assert!(game.contains("<noscript>") && game.contains("<p id=\"conn\" class=\"conn\"></p>"));
-    let path = format!("{}/g/{}/handoff.svg", server.base, white.id);
+    let (_, code) = server.http().handoff(&white).await;
+    let path = format!("{}/g/{}/handoff.svg?code={code}", server.base, white.id);
     let client = reqwest::Client::new();
     let stranger = client.get(&path).send().await.unwrap();
     assert_eq!(stranger.status(), 403);
@@ -95,6 +96,79 @@ async fn links_come_as_qr_codes_and_the_seats_only_to_its_holder() {
     assert_eq!(holder.headers()["cache-control"], "no-store, private");
     let svg = holder.text().await.unwrap();
     assert!(svg.starts_with("<svg ") && svg.contains("<path"), "{svg}");
+    server.stop().await;
+}
+
+/// "Continue on another device" moves a seat with a one-time code that expires: the seat's
+/// secret is never in a link, a code works once and only for its game, and the old
+/// `?seat=SECRET` link seats nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_moves_by_a_one_time_code_that_expires() {
+    let server = TestServer::start_with(|c| c.handoff_secs = 1).await;
+    let http = server.http();
+    let white = http.create("six-mens-morris", "white").await;
+    let other = http.create("six-mens-morris", "white").await;
+    let (url, code) = http.handoff(&white).await;
+    assert_eq!(url, format!("{}/g/{}?code={code}", server.base, white.id));
+    assert!(!url.contains(&white.secret));
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let open = |path: String| client.get(format!("{}{path}", server.base)).send();
+    // Another game's page does not take it (and it stays good for its own).
+    let elsewhere = open(format!("/g/{}?code={code}", other.id)).await.unwrap();
+    assert_eq!(elsewhere.status(), 200);
+    assert!(
+        elsewhere
+            .text()
+            .await
+            .unwrap()
+            .contains("id=\"handoff-stale\"")
+    );
+    let taken = open(format!("/g/{}?code={code}", white.id)).await.unwrap();
+    assert_eq!(taken.status(), 303);
+    assert_eq!(
+        taken.headers()["location"],
+        format!("/g/{}", white.id).as_str()
+    );
+    let cookie = taken.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.starts_with(&format!("merels_seat_{}={}", white.id, white.secret)));
+    // Once only.
+    let again = open(format!("/g/{}?code={code}", white.id)).await.unwrap();
+    assert_eq!(again.status(), 200);
+    assert!(again.headers().get("set-cookie").is_none());
+    assert!(again.text().await.unwrap().contains("used already or has"));
+    // Expired after its time, unused.
+    let (_, late) = http.handoff(&white).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
+    let expired = open(format!("/g/{}?code={late}", white.id)).await.unwrap();
+    assert!(expired.headers().get("set-cookie").is_none());
+    // The permanent secret in a link seats nobody.
+    let old = open(format!("/g/{}?seat={}", white.id, white.secret))
+        .await
+        .unwrap();
+    assert_eq!(old.status(), 200);
+    assert!(old.headers().get("set-cookie").is_none());
+    // Only a seat's holder gets codes.
+    let (status, _) = http
+        .request(
+            "POST",
+            &format!("/api/games/{}/handoff", white.id),
+            Some("wrong"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 403);
+    let (status, _) = http
+        .request(
+            "POST",
+            &format!("/api/games/{}/handoff", white.id),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(status, 401);
     server.stop().await;
 }
 

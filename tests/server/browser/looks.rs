@@ -21,12 +21,7 @@ async fn the_page_follows_the_systems_dark_mode() {
             ],
         )
         .await;
-    dark.goto(&format!(
-        "{}/g/{}?seat={}",
-        server.base, seat.id, seat.secret
-    ))
-    .await
-    .unwrap();
+    dark.goto(&seat_link(&server, &seat).await).await.unwrap();
     wait_text(&dark, "#you", "You play white.").await;
     let style = |script: &'static str| {
         let dark = dark.clone();
@@ -74,13 +69,7 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     let seat = server.http().create("nine-mens-morris", "white").await;
     let driver = Driver::start().await;
     let phone = driver.browser("phone", 390, 844).await;
-    phone
-        .goto(&format!(
-            "{}/g/{}?seat={}",
-            server.base, seat.id, seat.secret
-        ))
-        .await
-        .unwrap();
+    phone.goto(&seat_link(&server, &seat).await).await.unwrap();
     wait_text(&phone, "#you", "You play white.").await;
     let fits = phone
         .execute(

@@ -254,6 +254,11 @@ async fn seated_pair_timed(
     (white, black, seat)
 }
 
+/// A one-time link that moves `seat` to a browser ("continue on another device").
+async fn seat_link(server: &TestServer, seat: &crate::harness::Seat) -> String {
+    server.http().handoff(seat).await.0
+}
+
 /// Seats two browsers in a game waiting with White taken: White's by the link that carries the
 /// seat, Black's by opening the share link and taking the empty seat.
 async fn seat_both(
@@ -262,13 +267,7 @@ async fn seat_both(
     white: &Client,
     black: &Client,
 ) {
-    white
-        .goto(&format!(
-            "{}/g/{}?seat={}",
-            server.base, seat.id, seat.secret
-        ))
-        .await
-        .unwrap();
+    white.goto(&seat_link(server, seat).await).await.unwrap();
     wait_text(white, "#you", "You play white.").await;
     black
         .goto(&format!("{}/g/{}", server.base, seat.id))

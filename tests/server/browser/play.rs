@@ -236,23 +236,49 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
         .request("POST", &format!("/api/games/{}/join", seat.id), None, None)
         .await;
     assert_eq!(status, 200);
-    let handoff = body["handoff_url"].as_str().unwrap().to_string();
+    let joined = crate::harness::Seat {
+        id: seat.id.clone(),
+        color: "white".into(),
+        secret: body["secret"].as_str().unwrap().to_string(),
+    };
+    let handoff = seat_link(&server, &joined).await;
     page.goto(&handoff).await.unwrap();
     wait_text(&page, "#you", "You play white.").await;
     let url = page.current_url().await.unwrap();
     assert!(
         url.query().is_none(),
-        "the secret leaves the address bar: {url}"
+        "the code leaves the address bar: {url}"
     );
     page.refresh().await.unwrap();
     wait_text(&page, "#you", "You play white.").await;
-    // A wrong secret gives nothing.
+    // The same link again, in another browser, gives nothing: it worked once.
     let other = driver.browser("other", 800, 700).await;
-    other
-        .goto(&format!("{}/g/{}?seat=wrong", server.base, seat.id))
-        .await
-        .unwrap();
+    other.goto(&handoff).await.unwrap();
     wait_text(&other, "#you", "You are watching.").await;
+    wait_text(&other, "#handoff-stale", "used already").await;
+    // The page makes links of its own: each a new one-time code, drawn as a QR code too.
+    press(&page, "#handoff summary").await;
+    let deadline = Instant::now() + WAIT;
+    let made = loop {
+        let value = page
+            .execute(
+                "return document.getElementById('handoff-link').value",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let value = value.as_str().unwrap_or("").to_string();
+        if value.contains("?code=") {
+            break value;
+        }
+        assert!(Instant::now() < deadline, "no link was made: {value}");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    };
+    assert!(!made.contains(&joined.secret));
+    let third = driver.browser("third", 800, 700).await;
+    third.goto(&made).await.unwrap();
+    wait_text(&third, "#you", "You play white.").await;
+    third.close().await.unwrap();
     page.close().await.unwrap();
     other.close().await.unwrap();
     server.stop().await;
