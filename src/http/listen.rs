@@ -8,6 +8,7 @@
 //! descriptor limit, with a few places more for the host's own health checks), each refusal is
 //! counted, and a connection that says nothing is closed.
 
+use super::budget::ReadBudget;
 use axum::Router;
 use axum::extract::ConnectInfo;
 use hyper::body::Incoming;
@@ -175,6 +176,7 @@ fn give_back(map: &mut HashMap<IpAddr, u32>, key: IpAddr) {
 struct Admitted {
     tcp: TcpStream,
     _place: Admission,
+    budget: ReadBudget,
 }
 
 impl AsyncRead for Admitted {
@@ -183,7 +185,14 @@ impl AsyncRead for Admitted {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.tcp).poll_read(cx, buf)
+        let this = &mut *self;
+        std::task::ready!(this.budget.poll_ready(cx));
+        let before = buf.filled().len();
+        let read = Pin::new(&mut this.tcp).poll_read(cx, buf);
+        if let Poll::Ready(Ok(())) = read {
+            this.budget.spend(buf.filled().len() - before);
+        }
+        read
     }
 }
 
@@ -256,10 +265,16 @@ pub async fn serve(
         };
         // Turns are small frames that must leave at once: no Nagle delay.
         let _ = tcp.set_nodelay(true);
-        let io = TokioIo::new(Admitted { tcp, _place: place });
+        let (budget, flood) = ReadBudget::new();
+        let io = TokioIo::new(Admitted {
+            tcp,
+            _place: place,
+            budget,
+        });
         let app = app.clone();
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
+            request.extensions_mut().insert(flood.clone());
             tower::ServiceExt::oneshot(app.clone(), request)
         });
         let connection = builder.serve_connection(io, service).with_upgrades();

@@ -4,6 +4,7 @@
 
 pub mod api;
 mod assets;
+pub mod budget;
 pub mod error;
 mod html;
 pub mod limits;

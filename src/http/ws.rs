@@ -6,6 +6,7 @@
 //! an `error` message and changes nothing; a frame over the size limit closes the connection with
 //! 1009.
 
+use super::budget::Flood;
 use super::error::ApiError;
 use super::limits::{ClientIp, from_own_pages};
 use super::{AppState, presented_secret};
@@ -17,7 +18,7 @@ use crate::rules::Color;
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
+use axum::extract::{Extension, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
@@ -34,6 +35,7 @@ pub async fn upgrade(
     Path(id): Path<String>,
     ClientIp(from): ClientIp,
     headers: HeaderMap,
+    flood: Option<Extension<Arc<Flood>>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let metrics = app.metrics.clone();
@@ -81,7 +83,8 @@ pub async fn upgrade(
             // The socket is boxed where the connection's task begins: split, it moves to the
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
-            let visitor = Visitor { seat, from };
+            let flood = flood.map(|Extension(f)| f);
+            let visitor = Visitor { seat, from, flood };
             serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
             metrics.connections.dec();
             drop(slot);
@@ -92,6 +95,8 @@ pub async fn upgrade(
 struct Visitor {
     seat: Option<Color>,
     from: IpAddr,
+    /// Raised when the connection sends more bytes than its budget for too long.
+    flood: Option<Arc<Flood>>,
 }
 
 /// Serves one connection until either side goes away, or the client stays silent for the
@@ -101,7 +106,7 @@ async fn serve(
     rooms: Rooms,
     metrics: &Metrics,
     id: String,
-    Visitor { seat, from }: Visitor,
+    Visitor { seat, from, flood }: Visitor,
     rate: DefaultDirectRateLimiter,
     (ping_every, silence): (Duration, Duration),
 ) {
@@ -165,9 +170,20 @@ async fn serve(
     // Frames over the rate are dropped with one `rate_limited` error per burst; a client that
     // keeps flooding is cut off (1008). One that sends nothing, not even a pong, is gone (1001).
     let mut strikes = 0u32;
+    let mut flooded = std::pin::pin!(async {
+        match &flood {
+            Some(flood) => flood.raised().await,
+            None => std::future::pending().await,
+        }
+    });
     let close: Option<(ErrorCode, &str)> = loop {
         let frame = tokio::select! {
             _ = &mut send => break None,
+            () = &mut flooded => {
+                // Bytes past the budget for seconds: frames that may never make a message.
+                metrics.limit("ws_flood");
+                break Some((ErrorCode::RateLimited, "too many frames"));
+            }
             frame = tokio::time::timeout(silence, stream.next()) => frame,
         };
         match frame {

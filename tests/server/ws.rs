@@ -519,7 +519,7 @@ async fn raw_socket(server: &TestServer, id: &str) -> tokio::net::TcpStream {
 
 /// Reads the server's frames until its Close; returns the close code (none if the connection
 /// ended without one).
-async fn close_code(tcp: &mut tokio::net::TcpStream) -> Option<u16> {
+async fn close_code(tcp: &mut (impl tokio::io::AsyncRead + Unpin)) -> Option<u16> {
     use tokio::io::AsyncReadExt;
     loop {
         let read = async {
@@ -534,7 +534,7 @@ async fn close_code(tcp: &mut tokio::net::TcpStream) -> Option<u16> {
             tcp.read_exact(&mut payload).await?;
             Ok::<_, std::io::Error>((b0 & 0x0f, payload))
         };
-        match tokio::time::timeout(Duration::from_secs(5), read).await {
+        match tokio::time::timeout(Duration::from_secs(15), read).await {
             Ok(Ok((0x8, payload))) => {
                 return payload.get(..2).map(|c| u16::from_be_bytes([c[0], c[1]]));
             }
@@ -577,5 +577,38 @@ async fn broken_frames_get_their_close_codes_and_a_close_is_answered() {
     frame.extend(code.iter().zip(mask.iter().cycle()).map(|(b, m)| b ^ m));
     tcp.write_all(&frame).await.unwrap();
     assert_eq!(close_code(&mut tcp).await, Some(1000));
+    server.stop().await;
+}
+
+/// A flood that never makes a message (a text frame left open, then empty continuation
+/// fragments without end) is still counted, byte by byte: it is read no faster than the budget,
+/// then closed with 1008 and counted, while another game plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_empty_fragments_is_closed_with_1008() {
+    use tokio::io::AsyncWriteExt;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    let tcp = raw_socket(&server, &white.id).await;
+    let (mut reader, mut writer) = tcp.into_split();
+    let flooding = tokio::spawn(async move {
+        // A text frame that is not the last of its message, then empty continuations.
+        let _ = writer.write_all(&[0x01, 0x81, 1, 2, 3, 4, b'h' ^ 1]).await;
+        let fragment = [0x00u8, 0x80, 9, 9, 9, 9];
+        let lump: Vec<u8> = fragment.iter().copied().cycle().take(6 * 10_000).collect();
+        while writer.write_all(&lump).await.is_ok() {}
+    });
+    // The game goes on meanwhile.
+    let (status, _) = http.play(&white, "a1").await;
+    assert_eq!(status, 200);
+    assert_eq!(http.play(&black, "e5").await.0, 200);
+    let started = std::time::Instant::now();
+    assert_eq!(close_code(&mut reader).await, Some(1008));
+    assert!(started.elapsed() < Duration::from_secs(20));
+    flooding.abort();
+    let flood =
+        crate::harness::metric(&server, "merels_limit_violations_total{kind=\"ws_flood\"}").await;
+    assert_eq!(flood, 1.0);
     server.stop().await;
 }
