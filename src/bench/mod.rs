@@ -13,6 +13,7 @@
 //! Benchmarks are commands, not tests: nothing here asserts a speed.
 
 pub mod bare;
+pub mod chaos;
 mod workload;
 
 use serde::Serialize;

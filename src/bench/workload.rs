@@ -54,11 +54,12 @@ pub(super) async fn http(
     Ok((status, json))
 }
 
-type Socket = WebSocketStream<TcpStream>;
+/// A game socket of the load generator's.
+pub(super) type Socket = WebSocketStream<TcpStream>;
 
 /// Opens a game socket from one of several loopback source addresses, so that tens of thousands
 /// of connections do not run out of ephemeral ports.
-async fn connect(
+pub(super) async fn connect(
     addr: SocketAddr,
     n: usize,
     id: &str,

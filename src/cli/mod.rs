@@ -35,6 +35,9 @@ enum Command {
     },
     /// Measure merels against a bare WebSocket broadcast server (see docs/BENCHMARKS.md).
     Bench(crate::bench::BenchArgs),
+    /// Kill a server again and again while it is played, then check that nothing was lost
+    /// (docs/SECURITY.md).
+    Chaos(crate::bench::chaos::ChaosArgs),
     /// The bare broadcast server that `merels bench` measures against.
     #[command(hide = true)]
     BenchBare {
@@ -141,9 +144,10 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
     // Only the listing commands write to stdout, so only they hold its lock: the server logs
     // from every worker thread.
     let result = match cli.command {
-        None | Some(Command::Serve(_) | Command::Bench(_) | Command::BenchBare { .. }) => {
-            run(cli, &mut std::io::sink())
-        }
+        None
+        | Some(
+            Command::Serve(_) | Command::Bench(_) | Command::Chaos(_) | Command::BenchBare { .. },
+        ) => run(cli, &mut std::io::sink()),
         Some(_) => run(cli, &mut std::io::stdout().lock()),
     };
     match result {
@@ -263,6 +267,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Health { url }) => health(url.as_deref()),
         Some(Command::Bench(args)) => crate::bench::run(args).map_err(CliError::Input),
+        Some(Command::Chaos(args)) => crate::bench::chaos::run(args).map_err(CliError::Input),
         Some(Command::BenchBare { bind, plies }) => {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()

@@ -276,3 +276,38 @@ fn the_computer_solves_plays_and_matches_from_the_command_line() {
         "too many",
     );
 }
+
+/// `merels chaos` at a small scale, on SQLite and on PostgreSQL: a server killed (SIGKILL and
+/// SIGTERM) while it is played loses no acknowledged turn, stores no gap and no turn after an
+/// end, never shows a version going back, and says the same as its store.
+#[test]
+fn a_server_killed_while_played_keeps_every_promise() {
+    let cluster = crate::harness::PgCluster::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let postgres = runtime.block_on(cluster.database("chaos"));
+    for extra in [vec![], vec!["--database-url", postgres.as_str()]] {
+        let mut args = vec!["chaos", "--games", "4", "--kills", "4", "--seed", "7"];
+        args.extend(extra.iter().copied());
+        let out = merels(&args);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{said}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(said.starts_with("chaos: 4 kills"), "{said}");
+        assert!(
+            said.contains(
+                " 0 lost, 0 gaps, 0 after an end, 0 unreadable, 0 versions back, 0 differing"
+            ),
+            "{said}"
+        );
+        let turns: u64 = said
+            .split(" acknowledged turns")
+            .next()
+            .and_then(|s| s.rsplit(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(turns > 100, "the games were played: {said}");
+    }
+}

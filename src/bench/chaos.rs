@@ -1,0 +1,447 @@
+//! `merels chaos`: a server killed again and again while it is played. It starts merels as a
+//! child process, plays random games over real WebSockets, and kills the server (SIGKILL or
+//! SIGTERM, at random moments) N times, restarting it each time on the same database and address
+//! while the players reconnect. Then it checks what the server promises:
+//!
+//! - every turn a player saw acknowledged is stored (none lost);
+//! - each game's plies run from 0 without a gap, no turn follows an end, and every stored game
+//!   replays under the rules;
+//! - the version a client sees never goes back;
+//! - every game's last state, as the server says it, is what the store holds.
+//!
+//! It prints one line of counts and fails unless every count of a broken promise is 0.
+
+use super::Rng;
+use super::workload::{Socket, connect, http};
+use crate::catalog::{Catalog, parse_options};
+use crate::store::Store;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::Message;
+
+/// `merels chaos` settings.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChaosArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// How many times the server is killed.
+    #[arg(long, default_value_t = 10)]
+    pub kills: usize,
+    /// The database: `sqlite:PATH` (a fresh file in a temporary folder when not given) or
+    /// `postgres://...`.
+    #[arg(long)]
+    pub database_url: Option<String>,
+    /// Seed of the random turns and kills.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// What a run counted.
+#[derive(Debug, Default)]
+pub struct Counts {
+    acknowledged: AtomicU64,
+    lost: AtomicU64,
+    versions_back: AtomicU64,
+    errors: AtomicU64,
+    /// The error messages met, by code: a server restarting says so.
+    codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+}
+
+/// The variants played, in turn.
+const VARIANTS: [&str; 3] = ["nine-mens-morris", "six-mens-morris", "morabaraba"];
+
+/// Runs the chaos and prints its line; an error says which promise broke.
+pub fn run(args: ChaosArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(chaos(args))
+}
+
+/// The server under test: a child process on a fixed address and database.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    async fn start(addr: SocketAddr, url: &str) -> Result<Server, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let child = Command::new(exe)
+            .arg("serve")
+            .env("MERELS_BIND", addr.to_string())
+            .env("DATABASE_URL", url)
+            .env("MERELS_GAMES_PER_MINUTE", "100000")
+            .env("MERELS_MESSAGES_PER_SEC", "100000")
+            .env("MERELS_SHUTDOWN_TIMEOUT_SECS", "5")
+            .env("RUST_LOG", "error")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting the server: {e}"))?;
+        let server = Server {
+            child,
+            url: url.to_string(),
+        };
+        for _ in 0..400 {
+            if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
+                return Ok(server);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Err("the server never became ready".into())
+    }
+
+    /// Kills the server, hard (SIGKILL) or gracefully (SIGTERM), and waits for it to go.
+    fn kill(&mut self, hard: bool) {
+        #[cfg(target_os = "linux")]
+        if !hard {
+            use rustix::process::{Pid, Signal, kill_process};
+            if let Some(pid) = Pid::from_raw(self.child.id() as i32) {
+                let _ = kill_process(pid, Signal::TERM);
+                let _ = self.child.wait();
+                return;
+            }
+        }
+        let _ = hard;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One game's players: their secrets, and the turns they saw acknowledged.
+struct Game {
+    id: String,
+    variant: &'static str,
+    secrets: [String; 2],
+    acknowledged: Vec<String>,
+}
+
+async fn chaos(args: ChaosArgs) -> Result<(), String> {
+    let dir = super::tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
+    let url = args
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite:{}", dir.0.join("chaos.db").display()));
+    let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
+    let mut server = Server::start(addr, &url).await?;
+    let counts = Arc::new(Counts::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut drivers = Vec::new();
+    for n in 0..args.games {
+        let (counts, stop) = (counts.clone(), stop.clone());
+        let seed = args.seed.wrapping_mul(1000) + n as u64;
+        drivers.push(tokio::spawn(table(addr, n, counts, stop, seed)));
+    }
+    let mut rng = Rng::new(args.seed);
+    let mut hard_kills = 0;
+    for _ in 0..args.kills {
+        tokio::time::sleep(Duration::from_millis(300 + rng.below(1200) as u64)).await;
+        let hard = rng.below(3) != 0;
+        hard_kills += usize::from(hard);
+        server.kill(hard);
+        server = Server::start(addr, &url).await?;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut games = Vec::new();
+    for driver in drivers {
+        games.extend(driver.await.map_err(|e| e.to_string())?);
+    }
+    // The server's last word on each game, then the store's own, with the server gone.
+    let mut served = Vec::new();
+    for game in &games {
+        let (_, state) = http(addr, "GET", &format!("/api/games/{}", game.id), None, None).await?;
+        served.push(state["turns"].clone());
+    }
+    server.kill(false);
+    let report = check(&server.url, &games, &served, &counts).await?;
+    println!(
+        "chaos: {} kills ({hard_kills} SIGKILL, {} SIGTERM), {} tables, {} games, {}",
+        args.kills,
+        args.kills - hard_kills,
+        args.games,
+        games.len(),
+        report
+    );
+    drop(dir);
+    Ok(())
+}
+
+/// Checks the store against what the players saw; the counts' line, or what broke.
+async fn check(
+    url: &str,
+    games: &[Game],
+    served: &[Value],
+    counts: &Counts,
+) -> Result<String, String> {
+    let store = Store::connect(url).await.map_err(|e| e.to_string())?;
+    let catalog = Catalog::builtin();
+    let (mut gaps, mut after_end, mut unreadable, mut differ) = (0, 0, 0, 0);
+    for (game, served) in games.iter().zip(served) {
+        let stored = store
+            .load(&game.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("a game is missing")?;
+        let turns: Vec<&str> = stored.turns.iter().map(|t| t.notation.as_str()).collect();
+        gaps += stored
+            .turns
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| t.ply != *i as i64)
+            .count();
+        if !turns.starts_with(
+            &game
+                .acknowledged
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ) {
+            counts.lost.fetch_add(1, Ordering::Relaxed);
+        }
+        let served: Vec<&str> = served
+            .as_array()
+            .map(|t| t.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        differ += usize::from(served != turns);
+        let options = parse_options(&stored.game.options).map_err(|e| e.to_string())?;
+        let variant = catalog
+            .configure(game.variant, &options)
+            .map_err(|e| e.to_string())?;
+        let mut replay = crate::rules::Game::new(variant.clone());
+        for text in &turns {
+            if replay.outcome().is_some() {
+                after_end += 1;
+                break;
+            }
+            let played = variant
+                .parse_turn(text)
+                .ok()
+                .and_then(|t| replay.play(t).ok());
+            if played.is_none() {
+                unreadable += 1;
+                break;
+            }
+        }
+    }
+    store.close().await;
+    let line = format!(
+        "{} acknowledged turns, {} lost, {gaps} gaps, {after_end} after an end, {unreadable} \
+         unreadable, {} versions back, {differ} differing from the store, {} errors met {:?}",
+        counts.acknowledged.load(Ordering::Relaxed),
+        counts.lost.load(Ordering::Relaxed),
+        counts.versions_back.load(Ordering::Relaxed),
+        counts.errors.load(Ordering::Relaxed),
+        counts.codes.lock().map(|c| c.clone()).unwrap_or_default(),
+    );
+    let broken = counts.lost.load(Ordering::Relaxed)
+        + counts.versions_back.load(Ordering::Relaxed)
+        + (gaps + after_end + unreadable + differ) as u64;
+    if broken > 0 {
+        return Err(format!("chaos: a promise broke: {line}"));
+    }
+    Ok(line)
+}
+
+/// The game as one player's socket last showed it.
+#[derive(Default)]
+struct View {
+    version: u64,
+    plies: usize,
+    to_move: String,
+    finished: bool,
+    legal: Vec<String>,
+    turns: Vec<String>,
+}
+
+impl View {
+    /// Takes in a `state` or an `update`; false for any other message.
+    fn take(&mut self, m: &Value) -> bool {
+        let kind = m["type"].as_str().unwrap_or("");
+        if kind != "state" && kind != "update" {
+            return false;
+        }
+        self.version = m["version"].as_u64().unwrap_or(0);
+        self.plies = m["plies"].as_u64().unwrap_or(0) as usize;
+        self.to_move = m["to_move"].as_str().unwrap_or("").to_string();
+        self.finished = m["status"] == "finished";
+        self.legal = m["legal"]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|t| t["turn"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if kind == "state" {
+            self.turns = m["turns"]
+                .as_array()
+                .map(|t| {
+                    t.iter()
+                        .filter_map(|s| s.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+        } else if let Some(last) = m["last_turn"]["turn"].as_str() {
+            self.turns.truncate(self.plies.saturating_sub(1));
+            if self.turns.len() + 1 == self.plies {
+                self.turns.push(last.to_string());
+            }
+        }
+        true
+    }
+}
+
+async fn next(ws: &mut Socket) -> Option<Value> {
+    match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+        Ok(Some(Ok(Message::Text(t)))) => serde_json::from_str(t.as_str()).ok(),
+        Ok(Some(Ok(_))) => Some(Value::Null),
+        _ => None,
+    }
+}
+
+/// One table: a new game whenever the last one ended, until the run stops; returns them all.
+async fn table(
+    addr: SocketAddr,
+    n: usize,
+    counts: Arc<Counts>,
+    stop: Arc<AtomicBool>,
+    seed: u64,
+) -> Vec<Game> {
+    let mut games = Vec::new();
+    let variant = VARIANTS[n % VARIANTS.len()];
+    while !stop.load(Ordering::Relaxed) {
+        // The server may be down for a moment: ask again.
+        let Some((id, secrets)) = new_game(addr, variant).await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let game = Game {
+            id,
+            variant,
+            secrets,
+            acknowledged: Vec::new(),
+        };
+        let seed = seed.wrapping_mul(31) + games.len() as u64;
+        games.push(drive(addr, n, game, counts.clone(), stop.clone(), seed).await);
+    }
+    games
+}
+
+/// A new game of `variant` with both seats taken: its id and the seats' secrets.
+async fn new_game(addr: SocketAddr, variant: &str) -> Option<(String, [String; 2])> {
+    let body = json!({"variant": variant, "color": "white"}).to_string();
+    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None)
+        .await
+        .ok()?;
+    let id = white["id"].as_str()?.to_string();
+    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None)
+        .await
+        .ok()?;
+    let secret = |v: &Value| v["secret"].as_str().map(str::to_string);
+    Some((id, [secret(&white)?, secret(&black)?]))
+}
+
+/// Plays one game until it ends or the run stops, reconnecting after every kill; returns it
+/// with the turns its players saw acknowledged. Each player moves on its own socket; White's
+/// socket is the one read, since every change reaches every connection.
+async fn drive(
+    addr: SocketAddr,
+    n: usize,
+    mut game: Game,
+    counts: Arc<Counts>,
+    stop: Arc<AtomicBool>,
+    seed: u64,
+) -> Game {
+    let mut rng = Rng::new(seed);
+    let mut seen_version = 0;
+    'connect: while !stop.load(Ordering::Relaxed) {
+        let mut sockets = Vec::new();
+        for secret in &game.secrets {
+            match connect(addr, n, &game.id, Some(secret)).await {
+                Ok(ws) => sockets.push(ws),
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue 'connect;
+                }
+            }
+        }
+        // Each socket's first state: no acknowledged turn missing, no version gone back.
+        let mut view = View::default();
+        for ws in sockets.iter_mut().rev() {
+            view = View::default();
+            loop {
+                let Some(m) = next(ws).await else {
+                    continue 'connect;
+                };
+                if view.take(&m) {
+                    break;
+                }
+            }
+            if view.version < seen_version {
+                counts.versions_back.fetch_add(1, Ordering::Relaxed);
+            }
+            seen_version = seen_version.max(view.version);
+            if !view.turns.starts_with(&game.acknowledged) {
+                counts.lost.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        loop {
+            if stop.load(Ordering::Relaxed) || view.finished {
+                return game;
+            }
+            let mover = usize::from(view.to_move == "black");
+            let Some(turn) = view.legal.get(rng.below(view.legal.len().max(1))).cloned() else {
+                counts.errors.fetch_add(1, Ordering::Relaxed);
+                return game;
+            };
+            let ply = view.plies;
+            let sent = sockets[mover]
+                .send(Message::text(
+                    json!({"type": "move", "move": turn}).to_string(),
+                ))
+                .await;
+            if sent.is_err() {
+                continue 'connect;
+            }
+            // Acknowledged once the game shows the turn stored.
+            loop {
+                let Some(m) = next(&mut sockets[0]).await else {
+                    continue 'connect;
+                };
+                if m["type"] == "error" {
+                    counts.errors.fetch_add(1, Ordering::Relaxed);
+                    let code = m["code"].as_str().unwrap_or("?").to_string();
+                    if let Ok(mut codes) = counts.codes.lock() {
+                        *codes.entry(code).or_default() += 1;
+                    }
+                    continue 'connect;
+                }
+                if view.take(&m) && view.plies > ply {
+                    break;
+                }
+            }
+            if view.version < seen_version {
+                counts.versions_back.fetch_add(1, Ordering::Relaxed);
+            }
+            seen_version = view.version;
+            if view.turns.get(ply) == Some(&turn) && game.acknowledged.len() == ply {
+                game.acknowledged.push(turn);
+                counts.acknowledged.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+    game
+}
