@@ -12,13 +12,13 @@
 //! It prints one line of counts and fails unless every count of a broken promise is 0.
 
 use super::Rng;
+use super::child::Server;
 use super::workload::{Socket, connect, http};
 use crate::catalog::{Catalog, parse_options};
 use crate::store::Store;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -53,6 +53,12 @@ pub struct Counts {
     codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
 }
 
+/// The chaos is about kills, not limits: the players move as fast as they can.
+const FAST: [(&str, &str); 2] = [
+    ("MERELS_GAMES_PER_MINUTE", "100000"),
+    ("MERELS_MESSAGES_PER_SEC", "100000"),
+];
+
 /// The variants played, in turn.
 const VARIANTS: [&str; 3] = ["nine-mens-morris", "six-mens-morris", "morabaraba"];
 
@@ -60,64 +66,6 @@ const VARIANTS: [&str; 3] = ["nine-mens-morris", "six-mens-morris", "morabaraba"
 pub fn run(args: ChaosArgs) -> Result<(), String> {
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     runtime.block_on(chaos(args))
-}
-
-/// The server under test: a child process on a fixed address and database.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Server {
-    async fn start(addr: SocketAddr, url: &str) -> Result<Server, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let child = Command::new(exe)
-            .arg("serve")
-            .env("MERELS_BIND", addr.to_string())
-            .env("DATABASE_URL", url)
-            .env("MERELS_GAMES_PER_MINUTE", "100000")
-            .env("MERELS_MESSAGES_PER_SEC", "100000")
-            .env("MERELS_SHUTDOWN_TIMEOUT_SECS", "5")
-            .env("RUST_LOG", "error")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting the server: {e}"))?;
-        let server = Server {
-            child,
-            url: url.to_string(),
-        };
-        for _ in 0..400 {
-            if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
-                return Ok(server);
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        Err("the server never became ready".into())
-    }
-
-    /// Kills the server, hard (SIGKILL) or gracefully (SIGTERM), and waits for it to go.
-    fn kill(&mut self, hard: bool) {
-        #[cfg(target_os = "linux")]
-        if !hard {
-            use rustix::process::{Pid, Signal, kill_process};
-            if let Some(pid) = Pid::from_raw(self.child.id() as i32) {
-                let _ = kill_process(pid, Signal::TERM);
-                let _ = self.child.wait();
-                return;
-            }
-        }
-        let _ = hard;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// One game's players: their secrets, and the turns they saw acknowledged.
@@ -135,7 +83,8 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}", dir.0.join("chaos.db").display()));
     let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
-    let mut server = Server::start(addr, &url).await?;
+    let log = dir.0.join("server.log");
+    let mut server = Server::start(addr, &url, &FAST, &log).await?;
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
     let mut drivers = Vec::new();
@@ -151,7 +100,7 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         let hard = rng.below(3) != 0;
         hard_kills += usize::from(hard);
         server.kill(hard);
-        server = Server::start(addr, &url).await?;
+        server = Server::start(addr, &url, &FAST, &log).await?;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Relaxed);

@@ -14,6 +14,8 @@
 
 pub mod bare;
 pub mod chaos;
+mod child;
+pub mod hostile;
 mod workload;
 
 use serde::Serialize;

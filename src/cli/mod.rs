@@ -38,6 +38,9 @@ enum Command {
     /// Kill a server again and again while it is played, then check that nothing was lost
     /// (docs/SECURITY.md).
     Chaos(crate::bench::chaos::ChaosArgs),
+    /// Send a server every kind of bad input and a flood of idle connections while a game plays,
+    /// then check that nothing changed and nothing broke (docs/SECURITY.md).
+    Hostile(crate::bench::hostile::HostileArgs),
     /// The bare broadcast server that `merels bench` measures against.
     #[command(hide = true)]
     BenchBare {
@@ -146,7 +149,11 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
     let result = match cli.command {
         None
         | Some(
-            Command::Serve(_) | Command::Bench(_) | Command::Chaos(_) | Command::BenchBare { .. },
+            Command::Serve(_)
+            | Command::Bench(_)
+            | Command::Chaos(_)
+            | Command::Hostile(_)
+            | Command::BenchBare { .. },
         ) => run(cli, &mut std::io::sink()),
         Some(_) => run(cli, &mut std::io::stdout().lock()),
     };
@@ -268,6 +275,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Health { url }) => health(url.as_deref()),
         Some(Command::Bench(args)) => crate::bench::run(args).map_err(CliError::Input),
         Some(Command::Chaos(args)) => crate::bench::chaos::run(args).map_err(CliError::Input),
+        Some(Command::Hostile(args)) => crate::bench::hostile::run(args).map_err(CliError::Input),
         Some(Command::BenchBare { bind, plies }) => {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()

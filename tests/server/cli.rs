@@ -311,3 +311,30 @@ fn a_server_killed_while_played_keeps_every_promise() {
         assert!(turns > 100, "the games were played: {said}");
     }
 }
+
+/// `merels hostile` at a small scale: bad frames of every kind, each answered, none changing the
+/// game they were sent to; a flood of idle connections while `/healthz` answers; a canary game
+/// playing on throughout; no panic.
+#[test]
+fn a_server_sent_every_kind_of_bad_input_answers_each_and_changes_nothing() {
+    let out = merels(&[
+        "hostile",
+        "--frames",
+        "800",
+        "--attackers",
+        "16",
+        "--flood",
+        "400",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.starts_with("hostile: 800 bad frames of 8 kinds, 0 unanswered, 0 state changes"),
+        "{said}"
+    );
+    assert!(said.contains("400 idle connections") && said.contains("0 panics, server alive"));
+}

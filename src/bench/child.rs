@@ -1,0 +1,93 @@
+//! The server that `merels chaos` and `merels hostile` attack: this very binary started as a
+//! child process on a fixed address and database, its log kept to be read after.
+
+use super::workload::http;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A server child process.
+pub(super) struct Server {
+    child: Child,
+    /// Its database.
+    pub url: String,
+    log: std::path::PathBuf,
+}
+
+impl Server {
+    /// Starts `merels serve` on `addr` and `url` with the extra settings `env`, its log
+    /// appended to `log`; returns once it is ready.
+    pub async fn start(
+        addr: SocketAddr,
+        url: &str,
+        env: &[(&str, &str)],
+        log: &Path,
+    ) -> Result<Server, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(|e| e.to_string())?;
+        let child = Command::new(exe)
+            .arg("serve")
+            .env("MERELS_BIND", addr.to_string())
+            .env("DATABASE_URL", url)
+            .env("MERELS_SHUTDOWN_TIMEOUT_SECS", "5")
+            .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file)
+            .spawn()
+            .map_err(|e| format!("starting the server: {e}"))?;
+        let server = Server {
+            child,
+            url: url.to_string(),
+            log: log.to_path_buf(),
+        };
+        for _ in 0..400 {
+            if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
+                return Ok(server);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Err("the server never became ready".into())
+    }
+
+    /// Whether the process still runs.
+    pub fn alive(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// How many lines of its log mention `needle`.
+    pub fn log_mentions(&self, needle: &str) -> usize {
+        std::fs::read_to_string(&self.log)
+            .map(|log| log.lines().filter(|l| l.contains(needle)).count())
+            .unwrap_or(0)
+    }
+
+    /// Kills the server, hard (SIGKILL) or gracefully (SIGTERM), and waits for it to go.
+    pub fn kill(&mut self, hard: bool) {
+        #[cfg(target_os = "linux")]
+        if !hard {
+            use rustix::process::{Pid, Signal, kill_process};
+            if let Some(pid) = Pid::from_raw(self.child.id() as i32) {
+                let _ = kill_process(pid, Signal::TERM);
+                let _ = self.child.wait();
+                return;
+            }
+        }
+        let _ = hard;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

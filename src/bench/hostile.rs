@@ -1,0 +1,314 @@
+//! `merels hostile`: one server, with its default limits, under the input an adversary sends, while
+//! a canary game keeps playing. Attackers watching a game send frames of every bad kind (random
+//! bytes, truncated and deeply nested JSON, huge numbers, unknown types, a spectator acting, a
+//! player moving for the other seat, oversized messages), each at a rate the limits let through
+//! so that each must be answered; then a flood of idle connections is held open while `/healthz`
+//! must still answer. It checks that every frame got its answer, that the attacked game did not
+//! change, that the canary played on, and that the server neither panicked nor died.
+
+use super::Rng;
+use super::child::Server;
+use super::workload::{Socket, connect, http};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+/// `merels hostile` settings.
+#[derive(Debug, Clone, clap::Args)]
+pub struct HostileArgs {
+    /// Bad frames sent in all.
+    #[arg(long, default_value_t = 10_000)]
+    pub frames: usize,
+    /// Attacking connections (each sends its share at 15 frames a second, under the limit).
+    #[arg(long, default_value_t = 50)]
+    pub attackers: usize,
+    /// Idle TCP connections opened at once in the flood.
+    #[arg(long, default_value_t = 2_000)]
+    pub flood: usize,
+}
+
+/// Runs it and prints its line; an error says which promise broke.
+pub fn run(args: HostileArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(hostile(args))
+}
+
+/// The kinds of bad frame, each with the answer it must get.
+const KINDS: [&str; 8] = [
+    "random bytes",
+    "truncated JSON",
+    "nested JSON",
+    "huge number",
+    "unknown type",
+    "spectator acting",
+    "move for the other seat",
+    "oversized",
+];
+
+/// A bad frame of kind `kind`, and whether it ends the connection (1009) rather than getting an
+/// `error`.
+fn frame(kind: usize, rng: &mut Rng) -> (Message, bool) {
+    let text = |s: String| Message::text(s);
+    match kind {
+        0 => {
+            let bytes: Vec<u8> = (0..1 + rng.below(200))
+                .map(|_| rng.below(256) as u8)
+                .collect();
+            (Message::binary(bytes), false)
+        }
+        1 => {
+            let whole = r#"{"type":"move","move":"a1-a4xg7"}"#;
+            (
+                text(whole[..1 + rng.below(whole.len() - 1)].to_string()),
+                false,
+            )
+        }
+        2 => {
+            let depth = 10 + rng.below(1_900);
+            (
+                text(format!("{}{}", "[".repeat(depth), "]".repeat(depth))),
+                false,
+            )
+        }
+        3 => (
+            text(format!(
+                r#"{{"type":"move","move":1e{}}}"#,
+                300 + rng.below(99_000)
+            )),
+            false,
+        ),
+        4 => (
+            text(format!(r#"{{"type":"x{}"}}"#, rng.below(1_000_000))),
+            false,
+        ),
+        5 => (text(r#"{"type":"resign"}"#.to_string()), false),
+        6 => (text(r#"{"type":"move","move":"d2"}"#.to_string()), false),
+        _ => (
+            text(format!(
+                r#"{{"type":"chat","text":"{}"}}"#,
+                "x".repeat(5_000)
+            )),
+            true,
+        ),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    sent: AtomicU64,
+    unanswered: AtomicU64,
+    canary_turns: AtomicU64,
+    canary_worst_ms: AtomicU64,
+}
+
+async fn hostile(args: HostileArgs) -> Result<(), String> {
+    let dir = super::tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
+    let url = format!("sqlite:{}", dir.0.join("hostile.db").display());
+    let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
+    let log = dir.0.join("server.log");
+    // The limits as shipped; only the canary's new games may come faster than a person's.
+    let env = [("MERELS_GAMES_PER_MINUTE", "100000")];
+    let mut server = Server::start(addr, &url, &env, &log).await?;
+    let tally = Arc::new(Tally::default());
+    let stop = Arc::new(AtomicBool::new(false));
+
+    // The attacked game: seated, White to move, its state noted to compare after.
+    let target = seated_game(addr).await?;
+    let before = state(addr, &target.0).await?;
+    let canary = tokio::spawn(play_canary(addr, tally.clone(), stop.clone()));
+
+    let per = args.frames.div_ceil(args.attackers.max(1));
+    let mut attackers = Vec::new();
+    for n in 0..args.attackers {
+        // Half watch; the other half hold Black's seat and move when it is White's turn.
+        let secret = (n % 2 == 1).then(|| target.2.clone());
+        let (id, tally) = (target.0.clone(), tally.clone());
+        attackers.push(tokio::spawn(attack(addr, n, id, secret, per, tally)));
+    }
+    for a in attackers {
+        a.await.map_err(|e| e.to_string())?;
+    }
+
+    // A flood of idle connections, from many addresses of this host; the server must answer.
+    let mut held = Vec::new();
+    for n in 0..args.flood {
+        let source = Ipv4Addr::new(
+            127,
+            1 + (n / 200 % 200) as u8,
+            (n / 40 % 5) as u8,
+            2 + (n % 40) as u8,
+        );
+        let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        if socket.bind(SocketAddr::from((source, 0))).is_ok()
+            && let Ok(Ok(tcp)) =
+                tokio::time::timeout(Duration::from_secs(1), socket.connect(addr)).await
+        {
+            held.push(tcp);
+        }
+    }
+    let asked = Instant::now();
+    let health = tokio::time::timeout(
+        Duration::from_secs(2),
+        http(addr, "GET", "/healthz", None, None),
+    )
+    .await
+    .map_err(|_| "/healthz did not answer during the flood")??;
+    let health_ms = asked.elapsed().as_millis();
+    if health.0 != 200 {
+        return Err(format!("/healthz answered {} during the flood", health.0));
+    }
+    drop(held);
+
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stop.store(true, Ordering::Relaxed);
+    canary.await.map_err(|e| e.to_string())?;
+    let after = state(addr, &target.0).await?;
+    let alive = server.alive();
+    let panics = server.log_mentions("panicked");
+    server.kill(false);
+    drop(dir);
+
+    let changed =
+        u64::from(before["version"] != after["version"] || before["turns"] != after["turns"]);
+    let (sent, unanswered) = (
+        tally.sent.load(Ordering::Relaxed),
+        tally.unanswered.load(Ordering::Relaxed),
+    );
+    let canary_turns = tally.canary_turns.load(Ordering::Relaxed);
+    let line = format!(
+        "hostile: {sent} bad frames of {} kinds, {unanswered} unanswered, {changed} state changes, \
+         canary {canary_turns} turns (slowest {} ms), {} idle connections, /healthz in {health_ms} ms, \
+         {panics} panics, server {}",
+        KINDS.len(),
+        tally.canary_worst_ms.load(Ordering::Relaxed),
+        args.flood,
+        if alive { "alive" } else { "dead" },
+    );
+    println!("{line}");
+    if unanswered > 0 || changed > 0 || panics > 0 || !alive || canary_turns == 0 {
+        return Err(format!("a promise broke: {line}"));
+    }
+    Ok(())
+}
+
+/// A new game with both seats taken: its id, White's secret and Black's.
+async fn seated_game(addr: SocketAddr) -> Result<(String, String, String), String> {
+    let body = json!({"variant": "nine-mens-morris", "color": "white"}).to_string();
+    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None).await?;
+    let id = white["id"].as_str().ok_or("no game made")?.to_string();
+    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
+    let secret = |v: &Value| v["secret"].as_str().unwrap_or_default().to_string();
+    Ok((id, secret(&white), secret(&black)))
+}
+
+async fn state(addr: SocketAddr, id: &str) -> Result<Value, String> {
+    Ok(http(addr, "GET", &format!("/api/games/{id}"), None, None)
+        .await?
+        .1)
+}
+
+/// The next text message, or `None` when the connection closed or went quiet.
+async fn next(ws: &mut Socket) -> Option<Value> {
+    loop {
+        match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => return serde_json::from_str(t.as_str()).ok(),
+            Ok(Some(Ok(Message::Close(_)) | Err(_))) | Ok(None) | Err(_) => return None,
+            Ok(Some(Ok(_))) => continue,
+        }
+    }
+}
+
+/// One attacker: `count` bad frames at 15 a second, each waiting for its answer.
+async fn attack(
+    addr: SocketAddr,
+    n: usize,
+    id: String,
+    secret: Option<String>,
+    count: usize,
+    tally: Arc<Tally>,
+) {
+    let mut rng = Rng::new(1 + n as u64);
+    let mut ws = None;
+    for i in 0..count {
+        if ws.is_none() {
+            let Ok(mut fresh) = connect(addr, n, &id, secret.as_deref()).await else {
+                tally.unanswered.fetch_add(1, Ordering::Relaxed);
+                return;
+            };
+            // hello, state, chat history
+            for _ in 0..3 {
+                next(&mut fresh).await;
+            }
+            ws = Some(fresh);
+        }
+        let socket = ws.as_mut().expect("connected");
+        // A seated attacker moves for the other seat; a watcher acts without one.
+        let kind = match (i % KINDS.len(), secret.is_some()) {
+            (5, true) | (6, false) => 4,
+            (k, _) => k,
+        };
+        let (message, closes) = frame(kind, &mut rng);
+        tally.sent.fetch_add(1, Ordering::Relaxed);
+        if socket.send(message).await.is_err() {
+            tally.unanswered.fetch_add(1, Ordering::Relaxed);
+            ws = None;
+            continue;
+        }
+        let answered = loop {
+            match next(socket).await {
+                None => break closes,
+                Some(m) if m["type"] == "error" => break !closes,
+                Some(_) => continue, // a state or update of the game
+            }
+        };
+        if !answered {
+            tally.unanswered.fetch_add(1, Ordering::Relaxed);
+        }
+        if closes || !answered {
+            ws = None;
+        }
+        tokio::time::sleep(Duration::from_millis(66)).await;
+    }
+}
+
+/// The canary: a game of its own played on over HTTP throughout, a new one when it ends.
+async fn play_canary(addr: SocketAddr, tally: Arc<Tally>, stop: Arc<AtomicBool>) {
+    let mut rng = Rng::new(99);
+    while !stop.load(Ordering::Relaxed) {
+        let Ok((id, white, black)) = seated_game(addr).await else {
+            return;
+        };
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let Ok(game) = state(addr, &id).await else {
+                return;
+            };
+            if game["status"] != "playing" {
+                break;
+            }
+            let legal = game["legal"].as_array().cloned().unwrap_or_default();
+            let Some(turn) = legal.get(rng.below(legal.len().max(1))) else {
+                break;
+            };
+            let secret = if game["to_move"] == "white" {
+                &white
+            } else {
+                &black
+            };
+            let body = json!({"move": turn["turn"]}).to_string();
+            let started = Instant::now();
+            let path = format!("/api/games/{id}/move");
+            if let Ok((200, _)) = http(addr, "POST", &path, Some(&body), Some(secret)).await {
+                tally.canary_turns.fetch_add(1, Ordering::Relaxed);
+                let ms = started.elapsed().as_millis() as u64;
+                tally.canary_worst_ms.fetch_max(ms, Ordering::Relaxed);
+            }
+        }
+    }
+}
