@@ -329,7 +329,13 @@ pub async fn game(
             state.now.time_control.words()
         },
     );
-    layout(&format!("{title} · merels"), &main, Some("game.js")).into_response()
+    // Private: the page says who the visitor is, and its links are built from the request (its
+    // Host, without a public URL), so no shared cache may hand it to anyone else.
+    (
+        [(CACHE_CONTROL, "private, no-cache")],
+        layout(&format!("{title} · merels"), &main, Some("game.js")),
+    )
+        .into_response()
 }
 
 fn not_found() -> Response {

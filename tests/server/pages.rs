@@ -254,6 +254,14 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
     );
     assert!(home.contains(&format!("v{} · ", env!("CARGO_PKG_VERSION"))));
 
+    let page = reqwest::get(format!("{}/g/{}", server.base, white.id))
+        .await
+        .unwrap();
+    assert_eq!(
+        page.headers()["cache-control"],
+        "private, no-cache",
+        "a game page is the visitor's own"
+    );
     let game = check_page(&server, &format!("/g/{}", white.id)).await;
     assert!(
         game.contains("<span>d6</span>"),
