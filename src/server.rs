@@ -86,6 +86,7 @@ pub async fn run(
         // Rooms close their connections (1012: reconnect) after the command they are on.
         signal.cancel();
     });
+    let sockets = metrics.clone();
     let refused = move |refusal: Refusal| metrics.limit(refusal.limit());
     listen::serve(
         listener,
@@ -103,6 +104,16 @@ pub async fn run(
         .is_err()
     {
         tracing::warn!("games still writing at the shutdown deadline");
+    }
+    // The rooms have told every socket to reconnect (1012); the process waits for the sockets to
+    // send it and close, rather than end with the words unsent.
+    let drained = async {
+        while sockets.connections.get() > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    if tokio::time::timeout(deadline, drained).await.is_err() {
+        tracing::warn!("sockets still open at the shutdown deadline");
     }
     sweep.abort();
     beat.abort();

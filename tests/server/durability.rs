@@ -320,3 +320,30 @@ async fn a_server_on_postgresql_plays_and_restarts_without_loss() {
     assert_eq!(ws.hello["seat"], "white");
     server.stop().await;
 }
+
+/// A graceful shutdown tells every socket to reconnect (1012) before the process exits, on
+/// PostgreSQL too, where the last writes take longest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graceful_shutdown_sends_every_socket_its_1012() {
+    // Under the per-address cap of open sockets (64): every one from this host.
+    const SOCKETS: usize = 60;
+    let cluster = PgCluster::start();
+    let url = cluster.database("shutdown").await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Process::start(dir.path(), free_addr(), &url).await;
+    let http = http_for(server.base());
+    let white = http.create("nine-mens-morris", "white").await;
+    http.join(&white.id).await;
+    let mut sockets = Vec::new();
+    for _ in 0..SOCKETS {
+        sockets.push(Ws::connect(server.addr, &white.id, None).await);
+    }
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    let mut codes = Vec::new();
+    for ws in &mut sockets {
+        codes.push(ws.closed().await);
+    }
+    let told = codes.iter().filter(|c| **c == Some(1012)).count();
+    assert_eq!(told, SOCKETS, "{codes:?}");
+}
