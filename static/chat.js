@@ -37,6 +37,8 @@ export class Chat {
     this.lines = [];
     this.last = { players: 0, spectators: 0 };
     this.inFlight = null; // the text of a line sent and not yet heard back
+    this.heard = { players: false, spectators: false }; // what the server says we hear
+    this.awaiting = true; // a chat_history is on its way (one follows every connect and sync)
     this.againstComputer = false;
     this.choice = remembered();
     $('chat-form').addEventListener('submit', (ev) => {
@@ -95,6 +97,8 @@ export class Chat {
 
   // A `chat_history`: every line heard, replacing what was shown.
   history(msg) {
+    this.awaiting = false;
+    this.heard = msg.hearing;
     this.lines = msg.lines;
     this.last = { players: 0, spectators: 0 };
     for (const l of msg.lines) this.last[l.room] = Math.max(this.last[l.room], l.seq);
@@ -111,6 +115,19 @@ export class Chat {
     if (this.inFlight !== null && l.by === this.seat && l.text === this.inFlight) this.inFlight = null;
     this.draw();
     return true;
+  }
+
+  // Whether a state's counts of lines (`counts`) show lines of a chat we hear that never
+  // reached us (a connection that fell behind loses its backlog): then everything is asked for
+  // again. Not while a history is on its way.
+  behind(counts) {
+    if (this.awaiting || !counts) return false;
+    return ['players', 'spectators'].some((room) => this.heard[room] && counts[room] > this.last[room]);
+  }
+
+  // A sync was sent: its history follows.
+  syncing() {
+    this.awaiting = true;
   }
 
   // An error that came while a line was in flight is the line's: said under the chat, and the

@@ -104,6 +104,12 @@ window.addEventListener('pageshow', (ev) => {
   if (ev.persisted && !socket) connect();
 });
 
+// Asks for the whole game again, and the chat lines with it.
+function resync() {
+  chat.syncing();
+  socket.send(JSON.stringify({ type: 'sync' }));
+}
+
 function receive(msg) {
   switch (msg.type) {
     case 'hello':
@@ -114,6 +120,7 @@ function receive(msg) {
       board = new Board($('board'), msg.board, activate, flipped);
       $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
       chat.hello(msg.seat);
+      chat.syncing(); // the history follows the state
       $('handoff').hidden = !msg.seat;
       break;
     case 'state': {
@@ -128,7 +135,7 @@ function receive(msg) {
       const before = offers();
       if (!merge(msg)) {
         // A change was skipped: ask for the whole game again.
-        socket.send(JSON.stringify({ type: 'sync' }));
+        resync();
         break;
       }
       arrived(before);
@@ -147,7 +154,7 @@ function receive(msg) {
       break;
     case 'chat':
       // A line missed: the whole game again, its chat with it.
-      if (!chat.line(msg)) socket.send(JSON.stringify({ type: 'sync' }));
+      if (!chat.line(msg)) resync();
       break;
     case 'chat_history':
       chat.history(msg);
@@ -276,6 +283,8 @@ function offerNews(was) {
 
 function arrived(before) {
   receivedAt = performance.now();
+  // Lines said that never reached this page: the whole game again, lines included.
+  if (chat.behind(state.chat)) resync();
   soundOf(before);
   notifyOf(before);
   notifier.offer(hello && hello.seat, state);

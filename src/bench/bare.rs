@@ -107,6 +107,7 @@ impl Game {
             time_control: TimeControl::Untimed,
             clock: None,
             claim: None,
+            chat: crate::protocol::ChatCounts::default(),
         }
     }
 

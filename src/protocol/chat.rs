@@ -60,6 +60,17 @@ pub struct ChatLine {
     pub at: i64,
 }
 
+/// How many lines each chat holds, in every state and update: a client that has fewer of a chat
+/// it hears missed some (its connection fell behind) and asks for everything again (`sync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChatCounts {
+    /// Lines in the players' chat.
+    pub players: u32,
+    /// Lines in the spectators' chat.
+    pub spectators: u32,
+}
+
 /// Which chats a connection hears. A seat hears the players' chat unless it muted it, and the
 /// spectators' only once it asked to; a spectator hears the spectators' chat unless muted, and
 /// never the players'.

@@ -13,7 +13,7 @@ mod state;
 
 pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
-pub use chat::{CHAT_MAX_CHARS, ChatLine, ChatRoom, Hearing, room_of};
+pub use chat::{CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, room_of};
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

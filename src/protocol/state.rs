@@ -108,6 +108,8 @@ pub struct Snapshot {
     pub clock: Option<ClockView>,
     /// While the player to move has been gone: who may claim the game, and when.
     pub claim: Option<ClaimView>,
+    /// How many lines each chat holds.
+    pub chat: super::ChatCounts,
 }
 
 /// The whole state of a game: the `state` message and the body of `GET /api/games/{id}`.
@@ -194,6 +196,7 @@ impl Snapshot {
             time_control: TimeControl::Untimed,
             clock: None,
             claim: None,
+            chat: super::ChatCounts::default(),
         }
     }
 }

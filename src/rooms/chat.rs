@@ -8,7 +8,9 @@ use super::command::Command;
 use super::outbox::Outbox;
 use super::task::Room;
 use super::{Connection, RoomError, Rooms};
-use crate::protocol::{CHAT_MAX_CHARS, ChatLine, ChatRoom, Hearing, ServerMessage, room_of};
+use crate::protocol::{
+    CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, ServerMessage, room_of,
+};
 use crate::rules::Color;
 use crate::store::{ChatRow, WriteOp};
 use crate::time::room_ms;
@@ -135,6 +137,15 @@ impl ChatLog {
             .filter(|&r| hearing.hears(r))
             .flat_map(|r| self.lines[r.index()].iter().cloned())
             .collect()
+    }
+
+    /// How many lines each chat holds.
+    pub fn counts(&self) -> ChatCounts {
+        let count = |room: ChatRoom| self.lines[room.index()].len() as u32;
+        ChatCounts {
+            players: count(ChatRoom::Players),
+            spectators: count(ChatRoom::Spectators),
+        }
     }
 
     /// A speaker gone for good (a spectator's connection closed) need not be remembered.

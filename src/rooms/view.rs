@@ -42,6 +42,7 @@ impl Room {
             time_control: table.control,
             clock: table.clock_view(now),
             claim: table.claim_view(now),
+            chat: self.chat.counts(),
             ..Snapshot::new(table.version, &table.game, table.status, seats, spectators)
         }
     }

@@ -181,6 +181,12 @@ async fn chats_on(url: &str) {
     assert_eq!(got[3], "players/4/white: still here");
     let mut watcher = server.ws(&white.id, None).await;
     assert_eq!(lines(&watcher.chat).len(), 9);
+    // Every state says how many lines each chat holds, so that a client that lost some (its
+    // connection fell behind) knows to ask again.
+    assert_eq!(
+        watcher.state["chat"],
+        json!({"players": 4, "spectators": 9})
+    );
     say(&mut watcher, "welcome back").await;
     assert_eq!(
         heard(&mut watcher).await,
