@@ -13,7 +13,7 @@
 
 use super::Rng;
 use super::child::Server;
-use super::workload::{Socket, connect, http};
+use super::workload::{Socket, connect, http, seated_game};
 use crate::catalog::{Catalog, parse_options};
 use crate::store::Store;
 use futures_util::{SinkExt, StreamExt};
@@ -273,7 +273,7 @@ async fn table(
     let variant = VARIANTS[n % VARIANTS.len()];
     while !stop.load(Ordering::Relaxed) {
         // The server may be down for a moment: ask again.
-        let Some((id, secrets)) = new_game(addr, variant).await else {
+        let Ok((id, secrets)) = seated_game(addr, variant).await else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
@@ -287,20 +287,6 @@ async fn table(
         games.push(drive(addr, n, game, counts.clone(), stop.clone(), seed).await);
     }
     games
-}
-
-/// A new game of `variant` with both seats taken: its id and the seats' secrets.
-async fn new_game(addr: SocketAddr, variant: &str) -> Option<(String, [String; 2])> {
-    let body = json!({"variant": variant, "color": "white"}).to_string();
-    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None)
-        .await
-        .ok()?;
-    let id = white["id"].as_str()?.to_string();
-    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None)
-        .await
-        .ok()?;
-    let secret = |v: &Value| v["secret"].as_str().map(str::to_string);
-    Some((id, [secret(&white)?, secret(&black)?]))
 }
 
 /// Plays one game until it ends or the run stops, reconnecting after every kill; returns it

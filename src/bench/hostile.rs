@@ -8,7 +8,7 @@
 
 use super::Rng;
 use super::child::Server;
-use super::workload::{Socket, connect, http};
+use super::workload::{Socket, connect, http, seated_game};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -117,16 +117,16 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
     let stop = Arc::new(AtomicBool::new(false));
 
     // The attacked game: seated, White to move, its state noted to compare after.
-    let target = seated_game(addr).await?;
-    let before = state(addr, &target.0).await?;
+    let (target, [_, black_secret]) = seated_game(addr, "nine-mens-morris").await?;
+    let before = state(addr, &target).await?;
     let canary = tokio::spawn(play_canary(addr, tally.clone(), stop.clone()));
 
     let per = args.frames.div_ceil(args.attackers.max(1));
     let mut attackers = Vec::new();
     for n in 0..args.attackers {
         // Half watch; the other half hold Black's seat and move when it is White's turn.
-        let secret = (n % 2 == 1).then(|| target.2.clone());
-        let (id, tally) = (target.0.clone(), tally.clone());
+        let secret = (n % 2 == 1).then(|| black_secret.clone());
+        let (id, tally) = (target.clone(), tally.clone());
         attackers.push(tokio::spawn(attack(addr, n, id, secret, per, tally)));
     }
     for a in attackers {
@@ -166,7 +166,7 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
     tokio::time::sleep(Duration::from_millis(300)).await;
     stop.store(true, Ordering::Relaxed);
     canary.await.map_err(|e| e.to_string())?;
-    let after = state(addr, &target.0).await?;
+    let after = state(addr, &target).await?;
     let alive = server.alive();
     let panics = server.log_mentions("panicked");
     server.kill(false);
@@ -193,16 +193,6 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
         return Err(format!("a promise broke: {line}"));
     }
     Ok(())
-}
-
-/// A new game with both seats taken: its id, White's secret and Black's.
-async fn seated_game(addr: SocketAddr) -> Result<(String, String, String), String> {
-    let body = json!({"variant": "nine-mens-morris", "color": "white"}).to_string();
-    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None).await?;
-    let id = white["id"].as_str().ok_or("no game made")?.to_string();
-    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
-    let secret = |v: &Value| v["secret"].as_str().unwrap_or_default().to_string();
-    Ok((id, secret(&white), secret(&black)))
 }
 
 async fn state(addr: SocketAddr, id: &str) -> Result<Value, String> {
@@ -279,7 +269,7 @@ async fn attack(
 async fn play_canary(addr: SocketAddr, tally: Arc<Tally>, stop: Arc<AtomicBool>) {
     let mut rng = Rng::new(99);
     while !stop.load(Ordering::Relaxed) {
-        let Ok((id, white, black)) = seated_game(addr).await else {
+        let Ok((id, [white, black])) = seated_game(addr, "nine-mens-morris").await else {
             return;
         };
         loop {

@@ -57,6 +57,20 @@ pub(super) async fn http(
 /// A game socket of the load generator's.
 pub(super) type Socket = WebSocketStream<TcpStream>;
 
+/// A new game of `variant` with both seats taken over HTTP: its id and the seats' secrets,
+/// White's and Black's.
+pub(super) async fn seated_game(
+    addr: SocketAddr,
+    variant: &str,
+) -> Result<(String, [String; 2]), String> {
+    let body = serde_json::json!({"variant": variant, "color": "white"}).to_string();
+    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None).await?;
+    let id = white["id"].as_str().ok_or("no game was made")?.to_string();
+    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
+    let secret = |v: &Value| v["secret"].as_str().map(str::to_string).ok_or("no seat");
+    Ok((id, [secret(&white)?, secret(&black)?]))
+}
+
 /// Opens a game socket from one of several loopback source addresses, so that tens of thousands
 /// of connections do not run out of ephemeral ports.
 pub(super) async fn connect(

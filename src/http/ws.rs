@@ -327,19 +327,18 @@ async fn handle(
             }
             return;
         }
-        Ok(ClientMessage::Chat { text }) => match rooms.say(id, conn, text, outbox).await {
-            Ok(()) => return,
-            Err(e) => (e.code(), e.to_string()),
-        },
-        Ok(ClientMessage::ChatSettings(hearing)) => match rooms.hear(id, conn, hearing).await {
-            Ok(()) => return,
-            Err(e) => (e.code(), e.to_string()),
-        },
         Ok(message) => {
-            let Some(action) = Action::of(message) else {
-                return;
+            // Handed to the room without waiting: a refusal comes back on the outbox, so an
+            // error here means the room never got it.
+            let handed = match message {
+                ClientMessage::Chat { text } => rooms.say(id, conn, text, outbox).await,
+                ClientMessage::ChatSettings(hearing) => rooms.hear(id, conn, hearing).await,
+                message => match Action::of(message) {
+                    Some(action) => rooms.send(id, conn, action, outbox).await,
+                    None => Ok(()),
+                },
             };
-            match rooms.send(id, conn, action, outbox).await {
+            match handed {
                 Ok(()) => return,
                 Err(e) => (e.code(), e.to_string()),
             }

@@ -192,11 +192,17 @@ impl Room {
             // A connection so far behind that its queue was cleared gets the whole game again,
             // and every line it hears (this one with them).
             if c.outbox.push_reply(frame.clone()) {
-                c.outbox.push_state(self.whole());
-                c.outbox.push_state(history_frame(&self.chat, c.hearing));
+                self.push_whole(&c.outbox, c.hearing);
             }
         }
         Ok(())
+    }
+
+    /// Queues the whole game on `outbox`, then every line of the chats `hearing` hears: what a
+    /// connection gets when it connects, asks again (`sync`), or fell too far behind.
+    pub(super) fn push_whole(&self, outbox: &Outbox, hearing: Hearing) {
+        outbox.push_state(self.whole());
+        outbox.push_state(history_frame(&self.chat, hearing));
     }
 
     /// Sets what connection `conn` hears, and sends it those lines.

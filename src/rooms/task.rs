@@ -5,7 +5,7 @@
 //! stores the core's plan, and only once the store has committed it applies the change, bumps
 //! the version and tells every connection.
 
-use super::chat::{ChatLog, Speaker, history_frame, load_chat};
+use super::chat::{ChatLog, Speaker, load_chat};
 use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
@@ -262,15 +262,12 @@ impl Room {
                 }
                 // The newcomer gets the state with itself counted, and the chat it hears;
                 // others hear of it shortly.
-                outbox.push_state(self.whole());
-                outbox.push_state(history_frame(&self.chat, hearing));
+                self.push_whole(&outbox, hearing);
                 let _ = reply.send(Ok(id));
             }
             Command::Sync { conn, reply } => {
                 if let Some(conn) = self.conns.get(conn) {
-                    conn.outbox.push_state(self.whole());
-                    conn.outbox
-                        .push_state(history_frame(&self.chat, conn.hearing));
+                    self.push_whole(&conn.outbox, conn.hearing);
                 }
                 let _ = reply.send(Ok(()));
             }
