@@ -7,9 +7,9 @@
 //! player moving at random as soon as it may, so that the computer's threads are busy throughout:
 //! the human games' figures then show what a busy computer costs them.
 //!
-//! The clients (players, spectators, the HTTP that makes their games) are in [`workload`], the
-//! figures and how they are printed in [`report`]; here are the servers and the measuring.
-//! [`chaos`] and [`hostile`] attack a server of their own ([`child`]) with the same clients.
+//! The clients (players, spectators, the HTTP that makes their games) are in `workload`, the
+//! figures and how they are printed in `report`; here are the servers and the measuring.
+//! [`chaos`] and [`hostile`] attack a server of their own (`child`) with the same clients.
 //!
 //! Benchmarks are commands, not tests: nothing here asserts a speed.
 
