@@ -136,6 +136,21 @@ pub struct Config {
     #[arg(long, env = "MERELS_TRUST_FORWARDED_FOR")]
     pub trust_forwarded_for: bool,
 
+    /// Where this instance serves the other instances on the same PostgreSQL database (each
+    /// forwards there what this one owns). Not opened with SQLite.
+    #[arg(long, env = "MERELS_INTERNAL_BIND", default_value = "0.0.0.0:8081")]
+    pub internal_bind: SocketAddr,
+
+    /// The address the other instances reach the internal one at, `host:port` (default: the
+    /// internal bind address, with this host's name for an unspecified IP).
+    #[arg(long, env = "MERELS_INTERNAL_ADDR")]
+    pub internal_addr: Option<String>,
+
+    /// Seconds an instance's hold on its games lasts without renewal (renewed every third of
+    /// it): how long the games of an instance that died stay stalled before another takes them.
+    #[arg(long, env = "MERELS_LEASE_SECS", default_value_t = 10.0)]
+    pub lease_secs: f64,
+
     /// Worker threads of the runtime: 0 for one per core, 1 for the single-threaded scheduler.
     #[arg(long, env = "MERELS_WORKER_THREADS", default_value_t = 0)]
     pub worker_threads: usize,
@@ -199,7 +214,16 @@ impl Config {
             trust_forwarded_for: false,
             shutdown_timeout_secs: 10,
             worker_threads: 0,
+            // Beside the public address, on a port of its own, so that several can run at once.
+            internal_bind: SocketAddr::new(bind.ip(), 0),
+            internal_addr: None,
+            lease_secs: 10.0,
         }
+    }
+
+    /// How long an instance's hold on its games lasts without renewal.
+    pub fn lease(&self) -> Duration {
+        Duration::from_secs_f64(self.lease_secs.max(0.3))
     }
 
     /// How often the server pings a WebSocket, and how long a silent one lasts.

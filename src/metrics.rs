@@ -53,6 +53,14 @@ pub struct Metrics {
     /// Writes the store refused because the game was not where the writer saw it (another
     /// writer got there first): each made its room reload the game.
     pub store_refusals: Counter,
+    /// Games this instance took to run their rooms (a game it made is not counted).
+    pub games_taken: Counter,
+    /// Rooms that ended because another instance had taken their game.
+    pub rooms_fenced: Counter,
+    /// Times this instance found its lease lapsed and ended its rooms.
+    pub lease_lapses: Counter,
+    /// Requests and sockets served by forwarding them to the game's owner.
+    pub forwarded: Counter,
 }
 
 impl Default for Metrics {
@@ -78,6 +86,10 @@ impl Metrics {
             limits: Family::default(),
             messages_skipped: Counter::default(),
             store_refusals: Counter::default(),
+            games_taken: Counter::default(),
+            rooms_fenced: Counter::default(),
+            lease_lapses: Counter::default(),
+            forwarded: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -129,6 +141,26 @@ impl Metrics {
             "store_refusals",
             "Writes the store refused as stale (another writer was first); each reloaded its game",
             m.store_refusals.clone(),
+        );
+        registry.register(
+            "games_taken",
+            "Games this instance took to run their rooms",
+            m.games_taken.clone(),
+        );
+        registry.register(
+            "rooms_fenced",
+            "Rooms ended because another instance had taken their game",
+            m.rooms_fenced.clone(),
+        );
+        registry.register(
+            "lease_lapses",
+            "Times this instance found its lease lapsed and ended its rooms",
+            m.lease_lapses.clone(),
+        );
+        registry.register(
+            "forwarded",
+            "Requests and sockets forwarded to the instance that owns their game",
+            m.forwarded.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -4,8 +4,9 @@
 
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::http::forward::Peers;
 use crate::http::listen::{self, Caps, Gate, Refusal};
-use crate::http::{AppState, router};
+use crate::http::{AppState, internal_router, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
 use crate::store::{Store, StoreError};
@@ -39,6 +40,25 @@ pub async fn run(
     let metrics = Arc::new(Metrics::new());
     let mut store = Store::open(&config.database_url, metrics.clone()).await?;
     store.started(room_ms()).await?;
+    // Several instances share a PostgreSQL database; each serves the others on an internal
+    // address of its own. With SQLite there is one instance, and no internal address.
+    let internal = match store.backend_name() {
+        "postgres" => Some(TcpListener::bind(config.internal_bind).await?),
+        _ => None,
+    };
+    let peer_address = match &internal {
+        Some(listener) => advertised(&config, listener.local_addr()?),
+        None => String::new(),
+    };
+    let peers = match &internal {
+        Some(_) => {
+            let secret = store
+                .peer_secret(&crate::rooms::secrets::new_secret())
+                .await?;
+            Some(Peers::new(&secret).map_err(|e| std::io::Error::other(e.to_string()))?)
+        }
+        None => None,
+    };
     let stop = CancellationToken::new();
     let rooms = Rooms::new(
         store,
@@ -55,10 +75,15 @@ pub async fn run(
                 threads: config.engine_threads,
                 tables: config.tables.clone(),
             },
+            peer_address,
+            lease: config.lease(),
             ..RoomsConfig::default()
         },
         stop.clone(),
     );
+    // Registered before serving: a game made here is owned by a live instance from the start.
+    rooms.renew().await?;
+    let lease = tokio::spawn(renew_lease(rooms.clone(), stop.clone()));
     let sweep = tokio::spawn(sweep_stale_games(
         rooms.clone(),
         config.abandon_after(),
@@ -73,7 +98,30 @@ pub async fn run(
         by_address: !config.trust_forwarded_for,
     });
     let header_timeout = config.header_timeout();
-    let app = router(AppState::new(rooms.clone(), config, metrics.clone()));
+    let internal_cap = listen::total_cap(config.max_connections);
+    let state = AppState::new(rooms.clone(), config, metrics.clone(), peers);
+    let app = router(state.clone());
+    // The internal address has no caps by address: every connection there is a peer's,
+    // carrying many clients' requests (each checked by its own client's limits).
+    let internal = internal.map(|listener| {
+        let gate = Gate::new(Caps {
+            total: internal_cap,
+            per_address: u32::MAX,
+            per_subnet: u32::MAX,
+            by_address: false,
+        });
+        let refused = |_: Refusal| {};
+        let serving = listen::serve(
+            listener,
+            internal_router(state),
+            gate,
+            header_timeout,
+            refused,
+            stop.clone(),
+            deadline,
+        );
+        tokio::spawn(serving)
+    });
     let addr = listener.local_addr()?;
     tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
     let signal = stop.clone();
@@ -115,8 +163,17 @@ pub async fn run(
     if tokio::time::timeout(deadline, drained).await.is_err() {
         tracing::warn!("sockets still open at the shutdown deadline");
     }
+    if let Some(internal) = internal {
+        let _ = internal.await;
+    }
     sweep.abort();
     beat.abort();
+    lease.abort();
+    // The games this instance owned are anyone's now: the next instance asked takes each at
+    // once, rather than after the lease.
+    if let Err(e) = rooms.deregister().await {
+        tracing::warn!(error = %e, "could not give up this instance's games");
+    }
     // The last moment this server was alive: an outage, should none follow it, starts here.
     if let Err(e) = rooms.store().beat(room_ms()).await {
         tracing::warn!(error = %e, "could not record the last heartbeat");
@@ -140,6 +197,40 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
             () = stop.cancelled() => return,
         }
     }
+}
+
+/// Renews this instance's lease every third of its length, until shutdown.
+async fn renew_lease(rooms: Rooms, stop: CancellationToken) {
+    let mut every = tokio::time::interval(rooms.lease().length / 3);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {
+                if let Err(e) = rooms.renew().await {
+                    tracing::warn!(error = %e, "could not renew this instance's lease");
+                }
+            }
+            () = stop.cancelled() => return,
+        }
+    }
+}
+
+/// The internal address the other instances reach this one at: as configured, or the bound
+/// one, with this host's name for an unspecified IP (as in a container).
+fn advertised(config: &Config, bound: std::net::SocketAddr) -> String {
+    if let Some(address) = &config.internal_addr {
+        return address.clone();
+    }
+    if !bound.ip().is_unspecified() {
+        return bound.to_string();
+    }
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into());
+    format!("{host}:{}", bound.port())
 }
 
 /// Closes unfinished games that nobody touched for `after`, now and then, until shutdown.

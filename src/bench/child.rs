@@ -35,6 +35,8 @@ impl Server {
             .env("MERELS_BIND", addr.to_string())
             .env("DATABASE_URL", url)
             .env("MERELS_SHUTDOWN_TIMEOUT_SECS", "5")
+            // Its peers' address on a free port of its own, so that several can run at once.
+            .env("MERELS_INTERNAL_BIND", "127.0.0.1:0")
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdin(Stdio::null())

@@ -24,8 +24,14 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`: the database answers.
+/// `GET /readyz`: this instance holds a valid registration, and the database answers.
 pub async fn readyz(State(app): State<AppState>) -> Result<&'static str, ApiError> {
+    if !app.rooms.lease().holds() {
+        return Err(ApiError::new(
+            ErrorCode::Unavailable,
+            "this instance holds no valid registration (its lease lapsed); renewing",
+        ));
+    }
     app.rooms
         .store()
         .ping()

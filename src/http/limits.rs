@@ -117,6 +117,10 @@ impl FromRequestParts<AppState> for ClientIp {
         parts: &mut Parts,
         app: &AppState,
     ) -> Result<Self, Self::Rejection> {
+        // A request another instance forwarded names its client.
+        if let Some(super::forward::FromPeer(client)) = parts.extensions.get() {
+            return Ok(ClientIp(*client));
+        }
         // A router served without connection info (none of ours) has no peer to tell.
         let peer = parts
             .extensions

@@ -6,6 +6,7 @@ pub mod api;
 mod assets;
 pub mod budget;
 pub mod error;
+pub mod forward;
 mod html;
 pub mod limits;
 pub mod listen;
@@ -36,16 +37,24 @@ pub struct AppState {
     pub limits: Arc<limits::Limits>,
     /// What `/metrics` reports.
     pub metrics: Arc<Metrics>,
+    /// The other instances on the same database, when there can be any (PostgreSQL).
+    pub peers: Option<forward::Peers>,
 }
 
 impl AppState {
     /// The state for a configuration.
-    pub fn new(rooms: Rooms, config: Config, metrics: Arc<Metrics>) -> AppState {
+    pub fn new(
+        rooms: Rooms,
+        config: Config,
+        metrics: Arc<Metrics>,
+        peers: Option<forward::Peers>,
+    ) -> AppState {
         AppState {
             limits: Arc::new(limits::Limits::new(&config)),
             rooms,
             config: Arc::new(config),
             metrics,
+            peers,
         }
     }
 }
@@ -133,6 +142,11 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .route("/metrics", get(api::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
+        // Inside the limits: a forwarded request has the same time limit as any other.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            forward::to_owner,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             request_limits,
@@ -145,6 +159,13 @@ pub fn router(state: AppState) -> Router {
             router.layer(SetResponseHeaderLayer::if_not_present(name, value))
         })
         .with_state(state)
+}
+
+/// The application as the internal address serves it: the same routes, for the other
+/// instances only ([`forward`]).
+pub fn internal_router(state: AppState) -> Router {
+    let from_peer = axum::middleware::from_fn_with_state(state.clone(), forward::from_peer);
+    router(state).layer(from_peer)
 }
 
 /// The cookie that holds a seat's secret for one game.

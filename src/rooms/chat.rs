@@ -71,11 +71,12 @@ impl ChatLog {
         Some(log)
     }
 
-    /// The line `speaker` would say with `text` at `now`, and the write that stores it; or why
-    /// it may not be said. Pure: nothing changes until [`ChatLog::keep`].
+    /// The line `speaker` would say with `text` at `now`, and the write that stores it (by the
+    /// owner at `epoch`); or why it may not be said. Pure: nothing changes until [`ChatLog::keep`].
     pub fn decide(
         &self,
         game: &str,
+        epoch: i64,
         speaker: Speaker,
         text: &str,
         now: i64,
@@ -117,7 +118,13 @@ impl ChatLog {
             body: line.text.clone(),
             said_at: now,
         };
-        Ok((line, WriteOp::Chat(Box::new(row))))
+        Ok((
+            line,
+            WriteOp::Chat {
+                line: Box::new(row),
+                epoch,
+            },
+        ))
     }
 
     /// Keeps a stored line, said by `speaker`.
@@ -179,9 +186,13 @@ impl Room {
             Some(None) => Speaker::Spectator(conn),
             None => return Ok(()), // gone meanwhile
         };
-        let (line, op) = self.chat.decide(&self.table.id, speaker, text, room_ms())?;
+        let (line, op) =
+            self.chat
+                .decide(&self.table.id, self.table.epoch, speaker, text, room_ms())?;
         if !rooms.store().write(op).await? {
             rooms.metrics().store_refusals.inc();
+            // Another writer took the number, or another instance the game (then the room ends).
+            self.reload(rooms).await;
             self.reload_chat(rooms).await;
             return Err(RoomError::Conflict);
         }
@@ -285,8 +296,8 @@ mod tests {
         text: &str,
         now: i64,
     ) -> Result<ChatLine, RoomError> {
-        let (line, op) = log.decide(GAME, speaker, text, now)?;
-        let WriteOp::Chat(row) = op else {
+        let (line, op) = log.decide(GAME, 1, speaker, text, now)?;
+        let WriteOp::Chat { line: row, .. } = op else {
             panic!("a line is written as a chat line")
         };
         assert_eq!(

@@ -25,6 +25,9 @@ pub(super) struct Table {
     pub status: Status,
     /// Bumped by the shell for every change it applies.
     pub version: u64,
+    /// This room's hold on the game: every write carries it, and the store refuses it once
+    /// another owner has taken the game.
+    pub epoch: i64,
     pub control: TimeControl,
     /// The clocks once both seats are filled (timed games only).
     pub clock: Option<Clock>,
@@ -245,6 +248,7 @@ impl Table {
             clock: clock.map(|c| c.left),
             end: checked.outcome().map(game_end),
             seen: self.seen(),
+            epoch: self.epoch,
         };
         Ok(Plan {
             op,
@@ -305,6 +309,7 @@ impl Table {
                 at,
                 clock: clock.as_ref().map(clock_row),
                 seen: self.seen(),
+                epoch: self.epoch,
             },
             change: Change::Finish { outcome, clock },
             lost: RoomError::GameOver,
@@ -345,6 +350,7 @@ impl Table {
             at: now,
             clock: clock.as_ref().map(clock_row),
             seen: self.seen(),
+            epoch: self.epoch,
         };
         Ok(Plan {
             op,

@@ -8,7 +8,22 @@ use crate::clock::{Clock, TimeControl};
 use crate::protocol::Status;
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{ClockRow, StoredGame};
-use crate::time::room_ms;
+use crate::time::{room_ms, wall_ms};
+
+/// Takes the game for this instance, then reads it; [`RoomError::NotFound`] if there is none,
+/// [`RoomError::Unavailable`] if another live instance owns it (the caller asks again, and is
+/// sent there).
+pub(super) async fn take(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
+    let store = rooms.store();
+    match store.claim(id, &rooms.lease().instance, wall_ms()).await? {
+        Some(_) => {
+            rooms.metrics().games_taken.inc();
+            load(rooms, id).await
+        }
+        None if store.load(id).await?.is_none() => Err(RoomError::NotFound),
+        None => Err(RoomError::Unavailable),
+    }
+}
 
 /// Reads the game from the store into a table; [`RoomError::NotFound`] if there is none.
 pub(super) async fn load(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
@@ -97,6 +112,7 @@ pub(super) fn table_from(
         seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
         status,
         version: stored.version() as u64,
+        epoch: row.epoch,
         control,
         clock,
         // Nobody is connected to a room just loaded: every seat is away from now on.

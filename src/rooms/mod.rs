@@ -29,6 +29,7 @@ mod conns;
 mod core;
 mod error;
 mod handoff;
+pub mod lease;
 mod load;
 mod offers;
 pub mod outbox;
@@ -45,7 +46,7 @@ use crate::metrics::Metrics;
 use crate::protocol::{Analysis, GameState};
 use crate::rules::{Color, Game, ReplayError};
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
-use crate::time::room_ms;
+use crate::time::{room_ms, wall_ms};
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, Opponent, SeatGrant};
 use command::{Answer, Command};
 pub use computer::{ComputerConfig, level_of, read_table, seat_marker, write_table};
@@ -101,6 +102,10 @@ pub struct RoomsConfig {
     pub computer: ComputerConfig,
     /// How long a one-time code that moves a seat to another device works.
     pub handoff: Duration,
+    /// Where this instance's peers reach it (`host:port`; empty without peers).
+    pub peer_address: String,
+    /// How long this instance's hold on its games lasts without renewal.
+    pub lease: Duration,
 }
 
 impl Default for RoomsConfig {
@@ -114,6 +119,8 @@ impl Default for RoomsConfig {
             computer_games_per_hour: 30,
             computer: ComputerConfig::default(),
             handoff: Duration::from_secs(600),
+            peer_address: String::new(),
+            lease: Duration::from_secs(10),
         }
     }
 }
@@ -125,6 +132,9 @@ struct Handle {
     /// command, which matters with thousands of rooms in memory.
     commands: mpsc::Sender<Box<Command>>,
     generation: u64,
+    /// Whether the room holds its game: false while it takes it from the store, and once
+    /// another instance has (it is then ending).
+    owned: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug)]
@@ -140,6 +150,7 @@ struct Inner {
     generation: AtomicU64,
     shutdown: CancellationToken,
     tasks: TaskTracker,
+    lease: lease::Lease,
 }
 
 /// The registry of live games. Cheap to clone.
@@ -166,6 +177,7 @@ impl Rooms {
                 cap: cap::GameCap::per_minute(config.games_per_minute),
                 computer_cap: cap::GameCap::per_hour(config.computer_games_per_hour),
                 computer: computer::Computer::new(&config.computer),
+                lease: lease::Lease::new(config.peer_address.clone(), config.lease),
                 config,
                 generation: AtomicU64::new(0),
                 shutdown,
@@ -182,6 +194,51 @@ impl Rooms {
     /// The variant catalog.
     pub fn catalog(&self) -> &'static Catalog {
         self.inner.catalog
+    }
+
+    /// This instance's lease on the games it runs.
+    pub fn lease(&self) -> &lease::Lease {
+        &self.inner.lease
+    }
+
+    /// Registers this instance, or renews its lease (every third of the lease, from the
+    /// server's loop). A lease found lapsed first ends every room that ran under it.
+    pub async fn renew(&self) -> Result<lease::Renewal, crate::store::StoreError> {
+        let lease = &self.inner.lease;
+        let now = wall_ms();
+        let found = lease.check(now);
+        if found == lease::Renewal::Lapsed {
+            self.inner.metrics.lease_lapses.inc();
+            tracing::warn!("this instance's lease lapsed: its games' rooms end and move on");
+        }
+        let store = &self.inner.store;
+        store
+            .register(&lease.instance, &lease.address, now, lease.until(now))
+            .await?;
+        lease.renewed(now);
+        Ok(found)
+    }
+
+    /// Gives up this instance's registration and every game it owns (a graceful stop).
+    pub async fn deregister(&self) -> Result<(), crate::store::StoreError> {
+        self.inner
+            .store
+            .deregister(&self.inner.lease.instance)
+            .await
+    }
+
+    /// Where game `id` is served when it is not here: the internal address of the instance
+    /// that owns it, if another live one does. `None`: this instance serves it (taking it
+    /// first if need be).
+    pub async fn locate(&self, id: &str) -> Result<Option<String>, crate::store::StoreError> {
+        let owned = |h: Handle| h.owned.load(Ordering::Acquire);
+        if !secrets::is_id(id) || self.running(id).is_some_and(owned) {
+            return Ok(None);
+        }
+        let owner = self.inner.store.owner_of(id, wall_ms()).await?;
+        Ok(owner
+            .filter(|o| o.instance != self.inner.lease.instance)
+            .map(|o| o.address))
     }
 
     /// How many rooms are in memory.
@@ -238,6 +295,9 @@ impl Rooms {
                 updated_at: at,
                 version: 1,
                 open_challenge: opponent == Opponent::Anyone,
+                // Made here, run here: its room starts on this instance, with the first epoch.
+                owner: Some(self.inner.lease.instance.clone()),
+                epoch: 1,
                 ..GameRow::default()
             };
             // A taken id (90 random bits within one millisecond) would be a miracle; draw again
@@ -321,13 +381,15 @@ impl Rooms {
         let handle = Handle {
             commands: tx,
             generation,
+            owned: Arc::default(),
         };
         map.insert(id.to_string(), handle.clone());
         let rooms = self.clone();
         let id = id.to_string();
+        let owned = handle.owned.clone();
         self.inner
             .tasks
-            .spawn(Box::pin(task::run(rooms, id, generation, rx, seed)));
+            .spawn(Box::pin(task::run(rooms, id, generation, owned, rx, seed)));
         handle
     }
 

@@ -18,6 +18,7 @@ impl Table {
                 by: offer.map(|(by, ply)| (by.name().to_string(), ply as i64)),
                 at: now,
                 seen: self.seen(),
+                epoch: self.epoch,
             },
             change: Change::Offer { kind, offer },
             lost: RoomError::GameOver,
@@ -116,6 +117,7 @@ impl Table {
                         at: now,
                         clock: clock.as_ref().map(clock_row),
                         seen: self.seen(),
+                        epoch: self.epoch,
                     },
                     change: Change::TakeBack {
                         game: Box::new(game),
@@ -171,6 +173,7 @@ impl Table {
                 id: self.id.clone(),
                 game: Box::new(row),
                 seen: self.seen(),
+                epoch: self.epoch,
             },
             change: Change::Rematch(fresh),
             lost: RoomError::Conflict,

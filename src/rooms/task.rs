@@ -9,7 +9,7 @@ use super::chat::{ChatLog, Speaker, load_chat};
 use super::command::{Answer, Command};
 use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
-use super::load::{load, table_from};
+use super::load::{load, table_from, take};
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
 use crate::protocol::{ErrorCode, Hearing};
 use crate::store::StoredGame;
@@ -35,6 +35,8 @@ pub(super) struct Room {
     pub thinking: Option<(u64, Arc<AtomicBool>)>,
     /// How long the computer thought about its last turn.
     pub thought_ms: Option<u64>,
+    /// Another instance has taken the game: the room ends.
+    pub fenced: bool,
 }
 
 /// What woke a room.
@@ -51,6 +53,7 @@ pub(super) async fn run(
     rooms: Rooms,
     id: String,
     generation: u64,
+    owned: Arc<std::sync::atomic::AtomicBool>,
     mut commands: mpsc::Receiver<Box<Command>>,
     seed: Option<StoredGame>,
 ) {
@@ -58,7 +61,7 @@ pub(super) async fn run(
     let loaded = match seed {
         Some(stored) => table_from(rooms.catalog(), &rooms.inner.config, stored)
             .map(|table| (table, ChatLog::default())),
-        None => match load(&rooms, &id).await {
+        None => match take(&rooms, &id).await {
             Ok(table) => load_chat(&rooms, &id).await.map(|chat| (table, chat)),
             Err(e) => Err(e),
         },
@@ -66,7 +69,8 @@ pub(super) async fn run(
     let mut room = match loaded {
         Ok((table, chat)) => Room::new(table, chat),
         Err(e) => {
-            if !matches!(e, RoomError::NotFound) {
+            // Not found, or (in a race) owned by another instance: the caller asks again.
+            if !matches!(e, RoomError::NotFound | RoomError::Unavailable) {
                 tracing::error!(game = %id, error = %e, "could not load a game");
             }
             rooms.forget(&id, generation);
@@ -77,12 +81,20 @@ pub(super) async fn run(
             return;
         }
     };
+    owned.store(true, std::sync::atomic::Ordering::Release);
     let config = rooms.inner.config.clone();
     let shutdown = rooms.inner.shutdown.clone();
+    let lapsed = rooms.lease().rooms_token();
     let mut idle_since = Some(Instant::now());
     let mut presence_due: Option<Instant> = None;
-    // Made once: a fresh one for every command would register with the token each time.
-    let mut shutting_down = pin!(shutdown.cancelled());
+    // Made once: a fresh one for every command would register with the tokens each time. The
+    // room ends as the server stops, or as this instance's lease on its games lapses.
+    let mut shutting_down = pin!(async {
+        tokio::select! {
+            () = shutdown.cancelled() => {}
+            () = lapsed.cancelled() => {}
+        }
+    });
     loop {
         room.think(&rooms);
         let idle_deadline = idle_since.map(|t| t + config.idle);
@@ -102,6 +114,7 @@ pub(super) async fn run(
                 _ = &mut shutting_down => Wake::Shutdown,
             }
         };
+        let stop = matches!(event, Wake::Shutdown);
         match event {
             Wake::Command(None) => break,
             Wake::Command(Some(cmd)) => {
@@ -135,20 +148,34 @@ pub(super) async fn run(
                 while let Some(cmd) = commands.recv().await {
                     room.handle(&rooms, *cmd).await;
                 }
-                break;
-            }
-            Wake::Shutdown => {
-                room.stop_thinking();
-                for conn in room.conns.values() {
-                    conn.outbox
-                        .close(ErrorCode::Unavailable, "server restarting");
-                }
-                commands.close();
-                while let Some(cmd) = commands.recv().await {
-                    cmd.fail(RoomError::Unavailable);
+                // Whichever instance is asked next takes the game.
+                let lease = rooms.lease();
+                if let Err(e) = rooms
+                    .store()
+                    .release(&id, &lease.instance, room.table.epoch)
+                    .await
+                {
+                    tracing::warn!(game = %id, error = %e, "could not give up a game");
                 }
                 break;
             }
+            Wake::Shutdown => {}
+        }
+        if stop || room.fenced {
+            // The server stops, or this instance no longer owns the game: every connection is
+            // told to reconnect (and finds whoever owns it now), and what is queued is refused.
+            owned.store(false, std::sync::atomic::Ordering::Release);
+            rooms.forget(&id, generation);
+            room.stop_thinking();
+            for conn in room.conns.values() {
+                conn.outbox
+                    .close(ErrorCode::Unavailable, "server restarting");
+            }
+            commands.close();
+            while let Some(cmd) = commands.recv().await {
+                cmd.fail(RoomError::Unavailable);
+            }
+            break;
         }
     }
     tracing::debug!(game = %id, "room closed");
@@ -164,6 +191,7 @@ impl Room {
             retry_at: 0,
             thinking: None,
             thought_ms: None,
+            fenced: false,
         }
     }
 
@@ -429,8 +457,15 @@ impl Room {
 
     /// Replaces the table with what the store holds (after losing a write to another server),
     /// and pushes it to everyone.
-    async fn reload(&mut self, rooms: &Rooms) {
+    pub(super) async fn reload(&mut self, rooms: &Rooms) {
         match load(rooms, &self.table.id).await {
+            Ok(fresh) if fresh.epoch != self.table.epoch => {
+                // Another instance took the game: its room is the game's now.
+                rooms.metrics().rooms_fenced.inc();
+                tracing::info!(game = %self.table.id, "another instance took the game");
+                self.fenced = true;
+                return;
+            }
             Ok(mut fresh) => {
                 // What the store does not hold stays: who is away.
                 fresh.away_since = self.table.away_since;

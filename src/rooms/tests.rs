@@ -23,6 +23,7 @@ fn table(control: TimeControl) -> Table {
         seats: [Some(secrets::hash("w")), Some(secrets::hash("b"))],
         status: Status::Playing,
         version: 2,
+        epoch: 1,
         control,
         clock: control.is_timed().then(|| Clock::start(control, T0)),
         away_since: [None, None],

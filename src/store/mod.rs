@@ -43,6 +43,7 @@ pub(crate) use on_pool;
 mod chat;
 mod handoff;
 mod lists;
+pub mod owners;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
@@ -80,6 +81,16 @@ pub enum StoreError {
     /// The writer has stopped (shutting down).
     #[error("the store is shutting down")]
     Closed,
+    /// Another process serves from this SQLite file: SQLite is for one instance; several
+    /// share a PostgreSQL database.
+    #[error(
+        "another merels process is using {path} (SQLite serves one instance; run several on \
+         PostgreSQL)"
+    )]
+    InUse {
+        /// The database file.
+        path: String,
+    },
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -134,6 +145,11 @@ pub struct GameRow {
     pub rematch_id: Option<String>,
     /// Anyone may take the empty seat: listed among the open challenges while it waits.
     pub open_challenge: bool,
+    /// The instance running the game's room, if one has taken it ([`owners`]).
+    pub owner: Option<String>,
+    /// Grows with every new owner; the store takes a write of the game only from the owner
+    /// that holds the current epoch.
+    pub epoch: i64,
 }
 
 /// Both clocks as of a moment.
@@ -227,6 +243,9 @@ pub enum WriteOp {
         at: i64,
         /// The clocks, started as this seat fills the game (timed games).
         clock: Option<ClockRow>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// Stores a turn at its ply, and the end if it ended the game; false if the ply was taken.
     AppendTurn {
@@ -246,6 +265,9 @@ pub enum WriteOp {
         clock: Option<[i64; 2]>,
         /// The end this turn brought.
         end: Option<GameEnd>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// Sets or clears a pending offer: a draw or takeback of an unfinished game, a rematch of a
     /// finished one; false if the game is not in that state.
@@ -261,6 +283,9 @@ pub enum WriteOp {
         by: Option<(String, i64)>,
         /// When.
         at: i64,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// Takes back every turn from `from_ply` on (an accepted takeback), clearing the offers;
     /// false if the game ended.
@@ -276,6 +301,9 @@ pub enum WriteOp {
         at: i64,
         /// The clocks as they stood when the takeback was accepted (timed games).
         clock: Option<ClockRow>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// Ends a game for a reason off the board; false if it had ended already.
     Finish {
@@ -290,10 +318,19 @@ pub enum WriteOp {
         at: i64,
         /// The clocks as they stood at the end (timed games).
         clock: Option<ClockRow>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// A line of chat; false if its number was taken or is not the next (another writer was
     /// first). A chat is not part of the game: its lines leave the version alone.
-    Chat(Box<ChatRow>),
+    Chat {
+        /// The line.
+        line: Box<ChatRow>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
+    },
     /// Stores a one-time hand-off code (clearing the expired ones); false if its game has as
     /// many live codes as it may ([`HANDOFF_CODES_PER_GAME`]).
     PutHandoff {
@@ -319,6 +356,9 @@ pub enum WriteOp {
         seen: i64,
         /// The new game, both seats taken.
         game: Box<GameRow>,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
 }
 
@@ -330,6 +370,8 @@ pub struct Store {
     stats: std::sync::Arc<WriterStats>,
     /// When no server was running, as recorded when this server started: (began, ended).
     outages: Arc<[(i64, i64)]>,
+    /// An SQLite file's lock, held until [`Store::close`] (or the last clone is dropped).
+    file_lock: Arc<std::sync::Mutex<Option<std::fs::File>>>,
 }
 
 /// How often a running server records that it is alive ([`Store::beat`]). A start after a
@@ -347,6 +389,7 @@ impl Store {
 
     /// [`Store::connect`], recording into the server's metrics.
     pub async fn open(url: &str, metrics: std::sync::Arc<Metrics>) -> Result<Store, StoreError> {
+        let mut file_lock = None;
         let (backend, writer) =
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
                 let options = PgConnectOptions::from_str(url)?
@@ -384,6 +427,7 @@ impl Store {
                         source: Arc::new(e),
                     })?;
                 }
+                file_lock = lock_sqlite_file(options.get_filename())?;
                 // The file does not go stale the way a server connection can: no ping before use
                 // and no reaping, so an idle pool does no work and keeps no timers of its own.
                 let pool = |connections, options: SqliteConnectOptions| {
@@ -414,15 +458,21 @@ impl Store {
             writes,
             stats,
             outages: Arc::new([]),
+            file_lock: Arc::new(std::sync::Mutex::new(file_lock)),
         })
     }
 
     /// Called once by a server as it starts, at `now`: the time since the last heartbeat becomes
     /// an outage if it is longer than two beats (a server stopped or was killed, and none ran
     /// since); then this server beats, and every outage recorded is read for
-    /// [`Store::downtime_since`].
+    /// [`Store::downtime_since`]. With SQLite, the instances recorded before are forgotten.
     pub async fn started(&mut self, now: i64) -> Result<(), StoreError> {
         self.outages = outages_at_start(&self.backend, now).await?;
+        if let Backend::Sqlite(_) = self.backend {
+            // This process holds the file: any instance recorded before it is gone (killed),
+            // and its games need not wait for its lease to lapse.
+            self.forget_instances().await?;
+        }
         Ok(())
     }
 
@@ -477,6 +527,9 @@ impl Store {
     /// write-ahead log when the last connection closes.
     pub async fn close(&self) {
         on_pool!(&self.backend, pool => pool.close().await);
+        if let Ok(mut lock) = self.file_lock.lock() {
+            lock.take();
+        }
     }
 
     /// Whether the database answers.
@@ -494,8 +547,8 @@ impl Store {
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
-                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge FROM games \
-                 WHERE id = $1",
+                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, owner, epoch \
+                 FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)
@@ -534,6 +587,8 @@ impl Store {
                 rematch_offer: row.try_get("rematch_offer_by")?,
                 rematch_id: row.try_get("rematch_id")?,
                 open_challenge: row.try_get("open_challenge")?,
+                owner: row.try_get("owner")?,
+                epoch: row.try_get("epoch")?,
             };
             let turns = sqlx::query(
                 "SELECT ply, notation, played_at, white_ms, black_ms FROM turns \
@@ -560,6 +615,36 @@ impl Store {
             .collect::<Result<Vec<_>, sqlx::Error>>()?;
             Ok(Some(StoredGame { game, turns }))
         })
+    }
+}
+
+/// Locks the SQLite file at `path` for this process (a lock on a file beside it, which the
+/// system drops if the process dies), or fails if another process holds it: two servers on one
+/// file would each run the same games' rooms. An in-memory database needs none.
+fn lock_sqlite_file(path: &std::path::Path) -> Result<Option<std::fs::File>, StoreError> {
+    if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" {
+        return Ok(None);
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&name)
+        .map_err(|e| StoreError::Folder {
+            path: std::path::PathBuf::from(&name).display().to_string(),
+            source: Arc::new(e),
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
+            path: path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Folder {
+            path: std::path::PathBuf::from(&name).display().to_string(),
+            source: Arc::new(e),
+        }),
     }
 }
 

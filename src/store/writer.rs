@@ -156,18 +156,19 @@ async fn try_batch(
             applied[i] = match op {
                     WriteOp::CreateGame(g) | WriteOp::StartRematch { game: g, .. } => {
                         let linked = match op {
-                            WriteOp::StartRematch { id, game, seen } => {
+                            WriteOp::StartRematch { id, game, seen, epoch } => {
                                 (*tx).lock_game(id).await?;
                                 sqlx::query(
                                     "UPDATE games SET rematch_id = $1, rematch_offer_by = NULL, \
                                      updated_at = $2, version = version + 1 WHERE id = $3 \
-                                     AND status = 'finished' AND rematch_id IS NULL \
+                                     AND status = 'finished' AND rematch_id IS NULL AND epoch = $5 \
                                      AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4",
                                 )
                                 .bind(&game.id)
                                 .bind(game.created_at)
                                 .bind(id)
                                 .bind(seen)
+                                .bind(epoch)
                                 .execute(&mut *tx)
                                 .await?
                                 .rows_affected()
@@ -180,8 +181,9 @@ async fn try_batch(
                                 "INSERT INTO games (id, variant, options, time_control, \
                                  white_secret_hash, black_secret_hash, status, result, termination, \
                                  created_at, updated_at, version, clock_white_ms, clock_black_ms, \
-                                 clock_at, open_challenge) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-                                 $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT DO NOTHING",
+                                 clock_at, open_challenge, owner, epoch) VALUES ($1, $2, $3, $4, $5, \
+                                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
+                                 ON CONFLICT DO NOTHING",
                             )
                             .bind(&g.id)
                             .bind(&g.variant)
@@ -199,25 +201,27 @@ async fn try_batch(
                             .bind(g.clock.map(|c| c.black_ms))
                             .bind(g.clock.map(|c| c.at))
                             .bind(g.open_challenge)
+                            .bind(&g.owner)
+                            .bind(g.epoch)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                                 == 1
                     }
-                    WriteOp::ClaimSeat { id, seat, hash, at, clock, seen } => {
+                    WriteOp::ClaimSeat { id, seat, hash, at, clock, seen, epoch } => {
                         let sql = match seat {
                             SeatColumn::White => {
                                 "UPDATE games SET white_secret_hash = $1, status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND white_secret_hash IS NULL \
+                                 AND status = 'waiting' AND white_secret_hash IS NULL AND epoch = $8 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
                             }
                             SeatColumn::Black => {
                                 "UPDATE games SET black_secret_hash = $1, status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND black_secret_hash IS NULL \
+                                 AND status = 'waiting' AND black_secret_hash IS NULL AND epoch = $8 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
                             }
                         };
@@ -230,16 +234,17 @@ async fn try_batch(
                             .bind(clock.map(|c| c.at))
                             .bind(id)
                             .bind(seen)
+                            .bind(epoch)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                             == 1
                     }
                     // A turn on its own; one that ends its game is stored with the end.
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, end, seen } => {
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, end, seen, epoch } => {
                         let inserted = sqlx::query(
                             "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
-                             black_ms, base_version) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                             black_ms, base_version, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
                              ON CONFLICT DO NOTHING",
                         )
                         .bind(id.as_str())
@@ -249,6 +254,7 @@ async fn try_batch(
                         .bind(clock.map(|c| c[0]))
                         .bind(clock.map(|c| c[1]))
                         .bind(seen - ply)
+                        .bind(epoch)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -256,35 +262,36 @@ async fn try_batch(
                         if let (true, Some(end)) = (inserted, end) {
                             sqlx::query(
                                 "UPDATE games SET updated_at = $1, status = 'finished', \
-                                 result = $2, termination = $3 WHERE id = $4",
+                                 result = $2, termination = $3 WHERE id = $4 AND epoch = $5",
                             )
                             .bind(at)
                             .bind(&end.result)
                             .bind(&end.termination)
                             .bind(id.as_str())
+                            .bind(epoch)
                             .execute(&mut *tx)
                             .await?;
                         }
                         inserted
                     }
-                    WriteOp::SetOffer { id, kind, by, at, seen } => {
+                    WriteOp::SetOffer { id, kind, by, at, seen, epoch } => {
                         let sql = match kind {
                             OfferKind::Draw => {
                                 "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
                                  updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished' \
+                                 AND status <> 'finished' AND epoch = $6 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
                             }
                             OfferKind::Takeback => {
                                 "UPDATE games SET takeback_offer_by = $1, takeback_offer_ply = $2, \
                                  updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished' \
+                                 AND status <> 'finished' AND epoch = $6 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
                             }
                             OfferKind::Rematch => {
                                 "UPDATE games SET rematch_offer_by = $1, updated_at = $2, \
                                  version = version + 1 WHERE id = $3 \
-                                 AND status = 'finished' AND rematch_id IS NULL \
+                                 AND status = 'finished' AND rematch_id IS NULL AND epoch = $5 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4"
                             }
                         };
@@ -298,12 +305,13 @@ async fn try_batch(
                             .bind(at)
                             .bind(id)
                             .bind(seen)
+                            .bind(epoch)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                             == 1
                     }
-                    WriteOp::TakeBack { id, from_ply, at, clock, seen } => {
+                    WriteOp::TakeBack { id, from_ply, at, clock, seen, epoch } => {
                         // The version keeps the turns it takes back, so that it never goes back.
                         (*tx).lock_game(id).await?;
                         let open = sqlx::query(
@@ -312,7 +320,7 @@ async fn try_batch(
                              takeback_offer_ply = NULL, clock_white_ms = $2, clock_black_ms = $3, \
                              clock_at = $4, version = version + 1 + (SELECT COUNT(*) FROM turns \
                              WHERE game_id = $5 AND ply >= $6) \
-                             WHERE id = $5 AND status = 'playing' \
+                             WHERE id = $5 AND status = 'playing' AND epoch = $8 \
                              AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $5) = $7",
                         )
                         .bind(at)
@@ -322,6 +330,7 @@ async fn try_batch(
                         .bind(id)
                         .bind(*from_ply as i32)
                         .bind(seen)
+                        .bind(epoch)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -335,12 +344,14 @@ async fn try_batch(
                         }
                         open
                     }
-                    WriteOp::Chat(line) => {
-                        // Only the next number of its chat, so that a chat has no gaps.
+                    WriteOp::Chat { line, epoch } => {
+                        // Only the next number of its chat, so that a chat has no gaps; and only
+                        // from the game's owner.
                         sqlx::query(
                             "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at) \
                              SELECT $1, $2, $3, $4, $5, $6 WHERE $3 = 1 + (SELECT COUNT(*) \
                              FROM chat_lines WHERE game_id = $1 AND room = $2) \
+                             AND EXISTS (SELECT 1 FROM games WHERE id = $1 AND epoch = $7) \
                              ON CONFLICT DO NOTHING",
                         )
                         .bind(&line.game_id)
@@ -349,6 +360,7 @@ async fn try_batch(
                         .bind(&line.author)
                         .bind(&line.body)
                         .bind(line.said_at)
+                        .bind(epoch)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -385,14 +397,14 @@ async fn try_batch(
                         .rows_affected()
                             == 1
                     }
-                    WriteOp::Finish { id, end, at, clock, seen } => {
+                    WriteOp::Finish { id, end, at, clock, seen, epoch } => {
                         (*tx).lock_game(id).await?;
                         sqlx::query(
                             "UPDATE games SET status = 'finished', result = $1, termination = $2, \
                              updated_at = $3, clock_white_ms = COALESCE($4, clock_white_ms), \
                              clock_black_ms = COALESCE($5, clock_black_ms), \
                              clock_at = COALESCE($6, clock_at), version = version + 1 \
-                             WHERE id = $7 AND status <> 'finished' \
+                             WHERE id = $7 AND status <> 'finished' AND epoch = $9 \
                              AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $7) = $8",
                         )
                         .bind(&end.result)
@@ -403,6 +415,7 @@ async fn try_batch(
                         .bind(clock.map(|c| c.at))
                         .bind(id)
                         .bind(seen)
+                        .bind(epoch)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
@@ -414,7 +427,7 @@ async fn try_batch(
             let rows: Vec<PlainTurn> = plain
                 .iter()
                 .map(|&i| match ops[i] {
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, seen, .. } => PlainTurn(
+                    WriteOp::AppendTurn { id, ply, notation, at, clock, seen, epoch, .. } => PlainTurn(
                         id.as_str(),
                         *ply as i32,
                         notation.as_str(),
@@ -422,6 +435,7 @@ async fn try_batch(
                         clock.map(|c| c[0]),
                         clock.map(|c| c[1]),
                         seen - ply,
+                        *epoch,
                     ),
                     _ => unreachable!("only plain turns are gathered"),
                 })
@@ -442,8 +456,18 @@ async fn try_batch(
 }
 
 /// A plain turn's columns, in the order of the `turns` table: game, ply, notation, time,
-/// White's and Black's clocks, and the version of the game's row it was decided against.
-struct PlainTurn<'a>(&'a str, i32, &'a str, i64, Option<i64>, Option<i64>, i64);
+/// White's and Black's clocks, the version of the game's row it was decided against, and the
+/// epoch of the owner that decided it.
+struct PlainTurn<'a>(
+    &'a str,
+    i32,
+    &'a str,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    i64,
+    i64,
+);
 
 /// Inserts plain turns, skipping any whose ply is taken; returns how many were stored. No
 /// RETURNING: each returned row would be one more message from SQLite's thread.
@@ -459,7 +483,7 @@ impl InsertTurns for SqliteConnection {
         let mut stored = 0;
         for chunk in chunks(rows) {
             let mut insert = sqlx::query(values_sql(chunk.len()));
-            for PlainTurn(id, ply, notation, at, white_ms, black_ms, base) in chunk {
+            for PlainTurn(id, ply, notation, at, white_ms, black_ms, base, epoch) in chunk {
                 // Each text as an `Arc<str>`, which sqlx hands to SQLite as it is: a `&str`
                 // would be copied into a `String` and that put in an `Arc` of its own.
                 insert = insert
@@ -469,7 +493,8 @@ impl InsertTurns for SqliteConnection {
                     .bind(*at)
                     .bind(*white_ms)
                     .bind(*black_ms)
-                    .bind(*base);
+                    .bind(*base)
+                    .bind(*epoch);
             }
             stored += insert.execute(&mut *self).await?.rows_affected();
         }
@@ -491,10 +516,10 @@ fn values_sql(rows: usize) -> &'static str {
     let texts = TEXTS.get_or_init(|| {
         (0..=MOST_ROWS.ilog2())
             .map(|k| {
-                let values = vec!["(?, ?, ?, ?, ?, ?, ?)"; 1 << k];
+                let values = vec!["(?, ?, ?, ?, ?, ?, ?, ?)"; 1 << k];
                 format!(
                     "INSERT OR IGNORE INTO turns (game_id, ply, notation, played_at, white_ms, \
-                     black_ms, base_version) VALUES {}",
+                     black_ms, base_version, epoch) VALUES {}",
                     values.join(", ")
                 )
             })
@@ -514,10 +539,12 @@ impl InsertTurns for PgConnection {
         let whites: Vec<Option<i64>> = rows.iter().map(|r| r.4).collect();
         let blacks: Vec<Option<i64>> = rows.iter().map(|r| r.5).collect();
         let bases: Vec<i64> = rows.iter().map(|r| r.6).collect();
+        let epochs: Vec<i64> = rows.iter().map(|r| r.7).collect();
         Ok(sqlx::query(
             "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, black_ms, \
-             base_version) SELECT * FROM UNNEST($1::text[], $2::int[], $3::text[], \
-             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) ON CONFLICT DO NOTHING",
+             base_version, epoch) SELECT * FROM UNNEST($1::text[], $2::int[], $3::text[], \
+             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[]) \
+             ON CONFLICT DO NOTHING",
         )
         .bind(ids)
         .bind(plies)
@@ -526,6 +553,7 @@ impl InsertTurns for PgConnection {
         .bind(whites)
         .bind(blacks)
         .bind(bases)
+        .bind(epochs)
         .execute(self)
         .await?
         .rows_affected())
@@ -581,8 +609,12 @@ mod tests {
     fn each_insert_text_has_a_placeholder_per_column_and_row() {
         for rows in [1, 2, 8, 64] {
             let sql = values_sql(rows);
-            assert_eq!(sql.matches('?').count(), 7 * rows, "{sql}");
-            assert_eq!(sql.matches("(?, ?, ?, ?, ?, ?, ?)").count(), rows, "{sql}");
+            assert_eq!(sql.matches('?').count(), 8 * rows, "{sql}");
+            assert_eq!(
+                sql.matches("(?, ?, ?, ?, ?, ?, ?, ?)").count(),
+                rows,
+                "{sql}"
+            );
             assert!(
                 !sql.contains('$'),
                 "numbered placeholders are slow to bind: {sql}"

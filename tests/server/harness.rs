@@ -630,12 +630,23 @@ pub struct Process {
 impl Process {
     /// Starts `merels serve` on `addr` with `database_url`, from folder `cwd`.
     pub async fn start(cwd: &Path, addr: SocketAddr, database_url: &str) -> Process {
+        Process::start_with(cwd, addr, database_url, &[]).await
+    }
+
+    /// [`Process::start`] with more settings in the environment.
+    pub async fn start_with(
+        cwd: &Path,
+        addr: SocketAddr,
+        database_url: &str,
+        env: &[(&str, &str)],
+    ) -> Process {
         let child = Command::new(env!("CARGO_BIN_EXE_merels"))
             .arg("serve")
             .current_dir(cwd)
             .env("MERELS_BIND", addr.to_string())
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .spawn()
             .unwrap();
@@ -648,6 +659,22 @@ impl Process {
 
     pub fn base(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    pub fn http(&self) -> Http {
+        Http {
+            base: self.base(),
+            client: reqwest::Client::new(),
+        }
+    }
+
+    /// Sends the process a signal (`STOP`, `CONT`, ...).
+    pub fn signal(&self, name: &str) {
+        let ok = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
     }
 
     /// SIGKILL: no chance to clean up.

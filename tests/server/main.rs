@@ -15,6 +15,7 @@ mod clocks;
 mod computer;
 mod durability;
 mod image;
+mod instances;
 mod limits;
 mod pages;
 mod store;

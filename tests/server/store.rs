@@ -17,9 +17,13 @@ fn game(id: &str, at: i64) -> GameRow {
         created_at: at,
         updated_at: at,
         version: 1,
+        epoch: EPOCH,
         ..GameRow::default()
     }
 }
+
+/// The epoch of the owner that made the games here (as an instance that creates a game does).
+const EPOCH: i64 = 1;
 
 /// A game in play: both seats taken (its version is 2).
 fn playing(id: &str, at: i64) -> GameRow {
@@ -34,6 +38,11 @@ fn playing(id: &str, at: i64) -> GameRow {
 /// A turn with the clocks it leaves (White's time falls by the ply, Black's stays), decided
 /// against version `seen` of its game.
 fn turn(id: &str, ply: i64, notation: &str, seen: i64) -> WriteOp {
+    turn_by(id, ply, notation, seen, EPOCH)
+}
+
+/// [`turn`], by the owner at `epoch`.
+fn turn_by(id: &str, ply: i64, notation: &str, seen: i64, epoch: i64) -> WriteOp {
     WriteOp::AppendTurn {
         id: id.into(),
         ply,
@@ -42,6 +51,7 @@ fn turn(id: &str, ply: i64, notation: &str, seen: i64) -> WriteOp {
         clock: Some([180_000 - ply, 180_000]),
         end: None,
         seen,
+        epoch,
     }
 }
 
@@ -55,6 +65,7 @@ fn finish(id: &str, result: &str, termination: &str, seen: i64) -> WriteOp {
         at: now_ms(),
         clock: None,
         seen,
+        epoch: EPOCH,
     }
 }
 
@@ -65,6 +76,7 @@ fn offer(id: &str, kind: OfferKind, by: Option<(&str, i64)>, seen: i64) -> Write
         by: by.map(|(side, ply)| (side.to_string(), ply)),
         at: now_ms(),
         seen,
+        epoch: EPOCH,
     }
 }
 
@@ -110,6 +122,7 @@ async fn exercise(store: Store) {
             at,
         }),
         seen: 1,
+        epoch: EPOCH,
     };
     assert!(store.write(claim("bb")).await.unwrap());
     assert!(!store.write(claim("cc")).await.unwrap());
@@ -232,6 +245,7 @@ async fn exercise(store: Store) {
         clock: None,
         end: Some(end.clone()),
         seen: 8,
+        epoch: EPOCH,
     };
     assert!(store.write(last).await.unwrap());
     assert!(
@@ -279,6 +293,7 @@ async fn exercise(store: Store) {
         id: "g1".into(),
         game: Box::new(playing(id, at)),
         seen,
+        epoch: EPOCH,
     };
     assert!(store.write(rematch("r1", 10)).await.unwrap());
     assert!(
@@ -467,6 +482,7 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
         at: now_ms(),
         clock: None,
         seen,
+        epoch: EPOCH,
     };
     assert!(!stale.write(take_back(4)).await.unwrap(), "stale takeback");
     assert!(fresh.write(take_back(5)).await.unwrap());
@@ -495,15 +511,16 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
     // Chat lines: one to a number, no gaps, only who may speak there, and not the game's
     // version.
     let version = fresh.load("i1").await.unwrap().unwrap().version();
-    let line = |seq: i64, room: &str, author: &str, body: &str| {
-        WriteOp::Chat(Box::new(ChatRow {
+    let line = |seq: i64, room: &str, author: &str, body: &str| WriteOp::Chat {
+        line: Box::new(ChatRow {
             game_id: "i1".into(),
             room: room.into(),
             seq,
             author: author.into(),
             body: body.into(),
             said_at: at,
-        }))
+        }),
+        epoch: EPOCH,
     };
     assert!(
         fresh
@@ -577,16 +594,114 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
         assert_eq!(stored.turns.len(), usize::from(moved));
         assert_eq!(stored.game.status, if end { "finished" } else { "playing" });
     }
+    owners_fence_each_other(&fresh, &stale).await;
     fresh.close().await;
     stale.close().await;
+}
+
+/// Two instances, A on `a` and B on `b`: a game runs under one owner at a time, and once B has
+/// taken it, nothing A decided is stored.
+async fn owners_fence_each_other(a: &Store, b: &Store) {
+    let at = now_ms();
+    let lease = 10_000;
+    create(a, playing("o1", at)).await;
+    a.register("A", "a.internal:8081", at, at + lease)
+        .await
+        .unwrap();
+    b.register("B", "b.internal:8081", at, at + lease)
+        .await
+        .unwrap();
+    assert_eq!(a.claim("o1", "A", at).await.unwrap(), Some(2));
+    assert_eq!(
+        b.claim("o1", "B", at).await.unwrap(),
+        None,
+        "A's lease holds"
+    );
+    let owner = b.owner_of("o1", at).await.unwrap().unwrap();
+    assert_eq!(
+        (owner.instance.as_str(), owner.address.as_str()),
+        ("A", "a.internal:8081")
+    );
+    assert_eq!(b.claim("nope", "B", at).await.unwrap(), None);
+    assert!(a.write(turn_by("o1", 0, "a1", 2, 2)).await.unwrap());
+
+    // A's lease lapses (paused, cut off): B takes the game, and A can no longer write it.
+    let later = at + lease + 1;
+    assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
+    assert_eq!(b.claim("o1", "B", later).await.unwrap(), Some(3));
+    assert!(
+        !a.write(turn_by("o1", 1, "e5", 3, 2)).await.unwrap(),
+        "a turn from the old owner"
+    );
+    let mut end = finish("o1", "1-0", "resignation", 3);
+    if let WriteOp::Finish { epoch, .. } = &mut end {
+        *epoch = 2;
+    }
+    assert!(!a.write(end).await.unwrap(), "an end from the old owner");
+    let mut draw = offer("o1", OfferKind::Draw, Some(("white", 1)), 3);
+    if let WriteOp::SetOffer { epoch, .. } = &mut draw {
+        *epoch = 2;
+    }
+    assert!(!a.write(draw).await.unwrap(), "an offer from the old owner");
+    let chat = |epoch| WriteOp::Chat {
+        line: Box::new(ChatRow {
+            game_id: "o1".into(),
+            room: "players".into(),
+            seq: 1,
+            author: "white".into(),
+            body: "hello".into(),
+            said_at: at,
+        }),
+        epoch,
+    };
+    assert!(
+        !a.write(chat(2)).await.unwrap(),
+        "a chat line from the old owner"
+    );
+    assert!(b.write(chat(3)).await.unwrap());
+    assert!(b.write(turn_by("o1", 1, "e5", 3, 3)).await.unwrap());
+    let stored = b.load("o1").await.unwrap().unwrap();
+    assert_eq!(stored.turns.len(), 2);
+    assert_eq!(
+        (stored.game.owner.as_deref(), stored.game.epoch),
+        (Some("B"), 3)
+    );
+
+    // Both renew, and A asks again: B's lease holds, so the game stays B's.
+    a.register("A", "a.internal:8081", later, later + lease)
+        .await
+        .unwrap();
+    b.register("B", "b.internal:8081", later, later + lease)
+        .await
+        .unwrap();
+    assert_eq!(a.claim("o1", "A", later).await.unwrap(), None);
+    // B's room ends and gives the game up (only at its own epoch): the next instance asked
+    // takes it at once.
+    b.release("o1", "B", 2).await.unwrap();
+    assert!(
+        b.owner_of("o1", later).await.unwrap().is_some(),
+        "not at an old epoch"
+    );
+    b.release("o1", "B", 3).await.unwrap();
+    assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
+    assert_eq!(a.claim("o1", "A", later).await.unwrap(), Some(4));
+    // A stops for good: its games are anyone's.
+    a.deregister("A").await.unwrap();
+    assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
+    assert_eq!(b.claim("o1", "B", later).await.unwrap(), Some(5));
 }
 
 #[tokio::test]
 async fn sqlite_store_refuses_what_breaks_the_rules() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    // One process per SQLite file (a second is refused): the stale writer is a clone.
     let fresh = Store::connect(&url).await.unwrap();
-    let stale = Store::connect(&url).await.unwrap();
+    assert!(matches!(
+        Store::connect(&url).await,
+        Err(merels::store::StoreError::InUse { .. })
+    ));
+    let stale = fresh.clone();
     refuse_what_breaks_the_rules(fresh, stale).await;
 }
 

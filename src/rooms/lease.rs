@@ -1,0 +1,93 @@
+//! This instance's registration: its id, the internal address where its peers reach it, and the
+//! lease under which it may run rooms.
+//!
+//! The store is what keeps two owners of a game apart (every write carries the owner's epoch,
+//! see [`crate::store::owners`]); the lease is how the others know when they may take this
+//! instance's games. An instance that finds its own lease lapsed (it was paused, or could not
+//! reach the database) ends every room it runs, closing their sockets so that clients reconnect
+//! to whoever owns the game now, and only then registers again.
+
+use crate::time::wall_ms;
+use std::sync::Mutex;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// The lease of one running instance.
+#[derive(Debug)]
+pub struct Lease {
+    /// This instance's id: made afresh at every start.
+    pub instance: String,
+    /// Where its peers reach it (`host:port`); empty with SQLite, which has no peers.
+    pub address: String,
+    /// How long a registration holds without renewal.
+    pub length: Duration,
+    held: Mutex<Held>,
+}
+
+#[derive(Debug)]
+struct Held {
+    /// Until when (wall ms) the last renewal holds; 0 before the first.
+    until: i64,
+    /// Cancelled when the lease lapses: every room running under it ends.
+    rooms: CancellationToken,
+}
+
+/// What a renewal found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Renewal {
+    /// The lease holds, renewed or not.
+    Held,
+    /// The lease had lapsed: the rooms under it were told to end.
+    Lapsed,
+}
+
+impl Lease {
+    /// A lease not yet registered, for an instance reachable at `address`.
+    pub fn new(address: String, length: Duration) -> Lease {
+        Lease {
+            instance: super::secrets::new_id(wall_ms()),
+            address,
+            length,
+            held: Mutex::new(Held {
+                until: 0,
+                rooms: CancellationToken::new(),
+            }),
+        }
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether the lease holds now.
+    pub fn holds(&self) -> bool {
+        wall_ms() < self.held().until
+    }
+
+    /// The token a room started now ends on.
+    pub(super) fn rooms_token(&self) -> CancellationToken {
+        self.held().rooms.clone()
+    }
+
+    /// Before renewing at `now`: if the lease has lapsed, ends the rooms that ran under it.
+    pub(super) fn check(&self, now: i64) -> Renewal {
+        let mut held = self.held();
+        if held.until != 0 && now >= held.until {
+            held.rooms.cancel();
+            held.rooms = CancellationToken::new();
+            held.until = 0;
+            return Renewal::Lapsed;
+        }
+        Renewal::Held
+    }
+
+    /// Records a renewal stored at `at`.
+    pub(super) fn renewed(&self, at: i64) {
+        self.held().until = at + self.length.as_millis() as i64;
+    }
+
+    /// The registration's end for a renewal at `at`.
+    pub(super) fn until(&self, at: i64) -> i64 {
+        at + self.length.as_millis() as i64
+    }
+}

@@ -1,0 +1,137 @@
+//! Who runs which game's room, when several instances share one database: the instances'
+//! registrations (each with a lease it renews) and each game's owner and epoch.
+//!
+//! An instance takes a game ([`Store::claim`]) before it runs the game's room, which bumps the
+//! game's epoch; every write of that room carries the epoch, and the store refuses it once
+//! another instance has taken the game. So a paused or partitioned owner cannot write after it
+//! was replaced, whatever its clock says; the lease only decides when it may be replaced.
+//! These writes are rare (a room starting or ending, a renewal every few seconds) and go
+//! straight to the pool rather than through the batching writer.
+
+use super::{Backend, Store, StoreError};
+
+/// The instance that runs a game's room, as another instance finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    /// Its id (made afresh each time an instance starts).
+    pub instance: String,
+    /// The internal address where it serves its peers, `host:port`.
+    pub address: String,
+}
+
+impl Store {
+    /// Registers instance `id`, reachable by its peers at `address`, or renews its lease: it
+    /// holds until `until` (ms).
+    pub async fn register(
+        &self,
+        id: &str,
+        address: &str,
+        now: i64,
+        until: i64,
+    ) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query(
+                "INSERT INTO instances (id, address, lease_until, started_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE \
+                 SET address = excluded.address, lease_until = excluded.lease_until",
+            )
+            .bind(id)
+            .bind(address)
+            .bind(until)
+            .bind(now)
+            .execute(pool)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// Ends instance `id`'s registration and gives up every game it owns, so that whichever
+    /// instance is asked next takes them at once (a graceful stop, as for a deploy).
+    pub async fn deregister(&self, id: &str) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("UPDATE games SET owner = NULL WHERE owner = $1")
+                .bind(id)
+                .execute(pool)
+                .await?;
+            sqlx::query("DELETE FROM instances WHERE id = $1")
+                .bind(id)
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// Forgets every instance and every game's owner (with SQLite, as the one process that
+    /// holds the file starts).
+    pub(super) async fn forget_instances(&self) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("UPDATE games SET owner = NULL WHERE owner IS NOT NULL")
+                .execute(pool)
+                .await?;
+            sqlx::query("DELETE FROM instances").execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// Takes game `id` for instance `me` at `now`: possible when nobody owns it, `me` does, or
+    /// its owner's lease has lapsed. Returns the new epoch, or `None` when another live instance
+    /// owns it, or there is no such game.
+    pub async fn claim(&self, id: &str, me: &str, now: i64) -> Result<Option<i64>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let epoch: Option<(i64,)> = sqlx::query_as(
+                "UPDATE games SET owner = $2, epoch = epoch + 1 WHERE id = $1 \
+                 AND (owner IS NULL OR owner = $2 OR NOT EXISTS (SELECT 1 FROM instances \
+                 WHERE instances.id = games.owner AND instances.lease_until > $3)) \
+                 RETURNING epoch",
+            )
+            .bind(id)
+            .bind(me)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?;
+            Ok(epoch.map(|(e,)| e))
+        })
+    }
+
+    /// The live owner of game `id` at `now`, if it has one.
+    pub async fn owner_of(&self, id: &str, now: i64) -> Result<Option<Owner>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let owner: Option<(String, String)> = sqlx::query_as(
+                "SELECT i.id, i.address FROM games g JOIN instances i ON i.id = g.owner \
+                 WHERE g.id = $1 AND i.lease_until > $2",
+            )
+            .bind(id)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?;
+            Ok(owner.map(|(instance, address)| Owner { instance, address }))
+        })
+    }
+
+    /// Gives up game `id`, if `me` still owns it at `epoch` (its room has ended).
+    pub async fn release(&self, id: &str, me: &str, epoch: i64) -> Result<(), StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("UPDATE games SET owner = NULL WHERE id = $1 AND owner = $2 AND epoch = $3")
+                .bind(id)
+                .bind(me)
+                .bind(epoch)
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
+    }
+
+    /// The secret instances show each other: the one already stored, or else `fresh`, stored.
+    pub async fn peer_secret(&self, fresh: &str) -> Result<String, StoreError> {
+        on_pool!(&self.backend, pool => {
+            sqlx::query("INSERT INTO peer_secret (id, secret) VALUES (1, $1) ON CONFLICT DO NOTHING")
+                .bind(fresh)
+                .execute(pool)
+                .await?;
+            let (secret,): (String,) = sqlx::query_as("SELECT secret FROM peer_secret WHERE id = 1")
+                .fetch_one(pool)
+                .await?;
+            Ok(secret)
+        })
+    }
+}

@@ -1,0 +1,381 @@
+//! Several instances on one PostgreSQL database behave as one: each game has one owner, which
+//! serves every client of the game wherever it connected (the others forward to it), so that
+//! turns, offers, clocks and presence are decided in one place. Real servers on 127.0.0.1:0 and
+//! real processes, on a real PostgreSQL cluster; SQLite refuses a second process.
+
+use crate::harness::{PgCluster, Process, TestServer, Ws, eager_turn, free_addr, metric, turns};
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// How soon every client must see a change made on any instance.
+const SEEN_WITHIN: Duration = Duration::from_secs(1);
+
+/// Two instances on one fresh database, configured alike by `tweak`.
+async fn two(
+    cluster: &PgCluster,
+    name: &str,
+    tweak: fn(&mut merels::config::Config),
+) -> [TestServer; 2] {
+    let url = cluster.database(name).await;
+    [
+        TestServer::start_on(&url, tweak).await,
+        TestServer::start_on(&url, tweak).await,
+    ]
+}
+
+/// Waits until every client has the game at `plies` turns, each within [`SEEN_WITHIN`]; returns
+/// the version they all agree on.
+async fn all_see(clients: &mut [&mut Ws], plies: usize) -> Value {
+    for ws in clients.iter_mut() {
+        tokio::time::timeout(SEEN_WITHIN, ws.state_with_turns(plies))
+            .await
+            .unwrap_or_else(|_| panic!("ply {plies} seen within {SEEN_WITHIN:?}"));
+    }
+    let version = clients[0].state["version"].clone();
+    for ws in clients.iter() {
+        assert_eq!(ws.state["version"], version, "every client at one version");
+        assert_eq!(turns(&ws.state), turns(&clients[0].state));
+    }
+    version
+}
+
+/// Waits until a client sees the game finished; returns its state.
+async fn finished(ws: &mut Ws) -> Value {
+    tokio::time::timeout(SEEN_WITHIN, async {
+        while ws.state["status"] != "finished" {
+            ws.next_state().await;
+        }
+    })
+    .await
+    .expect("the end seen within a second");
+    ws.state.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_across_two_instances_is_one_game() {
+    let cluster = PgCluster::start();
+    let [a, b] = two(&cluster, "across", |_| {}).await;
+
+    // Made on A, joined on B; White on A, Black on B, a spectator on each.
+    let white = a.http().create("nine-mens-morris", "white").await;
+    let black = b.http().join(&white.id).await;
+    let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = b.ws(&white.id, Some(&black.secret)).await;
+    let mut watch_a = a.ws(&white.id, None).await;
+    let mut watch_b = b.ws(&white.id, None).await;
+    assert_eq!(ws_black.hello["seat"], "black", "{}", ws_black.hello);
+    let mut last = Value::Null;
+    for ply in 0..30 {
+        let mover = if ply % 2 == 0 {
+            &mut ws_white
+        } else {
+            &mut ws_black
+        };
+        let turn = eager_turn(&mover.state);
+        mover.play(&turn).await;
+        let version = all_see(
+            &mut [&mut ws_white, &mut ws_black, &mut watch_a, &mut watch_b],
+            ply + 1,
+        )
+        .await;
+        assert_eq!(turns(&watch_b.state)[ply], turn);
+        assert_ne!(version, last, "a new version for every turn");
+        last = version;
+    }
+    // The game ran in one room: the one that made it. B forwarded its clients there.
+    assert!(metric(&b, "merels_forwarded_total").await >= 3.0);
+    assert_eq!(metric(&a, "merels_forwarded_total").await, 0.0);
+    assert_eq!(metric(&b, "merels_games_in_memory").await, 0.0);
+
+    // A draw offered on A and accepted on B.
+    let path = |action: &str| format!("/api/games/{}/draw/{action}", white.id);
+    let (status, body) = a
+        .http()
+        .request("POST", &path("offer"), Some(&white.secret), None)
+        .await;
+    assert_eq!(
+        (status, body["draw_offer"].as_str()),
+        (200, Some("white")),
+        "{body}"
+    );
+    let (status, body) = b
+        .http()
+        .request("POST", &path("accept"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    for ws in [&mut ws_white, &mut ws_black, &mut watch_a, &mut watch_b] {
+        let state = finished(ws).await;
+        assert_eq!(state["result"], "1/2-1/2", "{state}");
+    }
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_resignations_and_http_turns_go_to_the_one_owner() {
+    let cluster = PgCluster::start();
+    let [a, b] = two(&cluster, "offers", |_| {}).await;
+    let servers = [&a, &b];
+
+    // HTTP turns sent to either instance, at random: every one is stored, in order.
+    let white = b.http().create("six-mens-morris", "white").await;
+    let black = a.http().join(&white.id).await;
+    let mut rng = 0x9e37_79b9_u32;
+    for ply in 0..12 {
+        rng ^= rng << 13;
+        rng ^= rng >> 17;
+        rng ^= rng << 5;
+        let server = servers[(rng % 2) as usize];
+        let state = server.http().state(&white.id).await;
+        assert_eq!(turns(&state).len(), ply, "{state}");
+        let seat = if ply % 2 == 0 { &white } else { &black };
+        let (status, body) = server.http().play(seat, &eager_turn(&state)).await;
+        assert_eq!(status, 200, "ply {ply}: {body}");
+    }
+    assert_eq!(
+        turns(&a.http().state(&white.id).await),
+        turns(&b.http().state(&white.id).await)
+    );
+
+    // A takeback asked on B, accepted on A; White's socket is on A, a spectator on B.
+    let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
+    let mut watch_b = b.ws(&white.id, None).await;
+    let path = |action: &str| format!("/api/games/{}/takeback/{action}", white.id);
+    let (status, body) = b
+        .http()
+        .request("POST", &path("offer"), Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    ws_white.send_json(json!({"type": "takeback_accept"})).await;
+    tokio::time::timeout(SEEN_WITHIN, async {
+        while turns(&watch_b.state).len() != 11 {
+            watch_b.next_state().await;
+        }
+    })
+    .await
+    .expect("the takeback seen on B within a second");
+    assert_eq!(turns(&a.http().state(&white.id).await).len(), 11);
+
+    // A resignation on A, seen on B.
+    let (status, body) = a
+        .http()
+        .request(
+            "POST",
+            &format!("/api/games/{}/resign", white.id),
+            Some(&white.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let state = finished(&mut watch_b).await;
+    assert_eq!(
+        (state["result"].as_str(), state["termination"].as_str()),
+        (Some("0-1"), Some("resignation"))
+    );
+    let stored = b.http().state(&white.id).await;
+    assert_eq!(turns(&stored).len(), 11, "no turn after the end");
+    assert_eq!(metric(&a, "merels_store_refusals_total").await, 0.0);
+    assert_eq!(metric(&b, "merels_store_refusals_total").await, 0.0);
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_and_claims_are_decided_by_the_owner_alone() {
+    let cluster = PgCluster::start();
+    let [a, b] = two(&cluster, "clocks", |c| c.absent_untimed_secs = 0.5).await;
+
+    // Untimed: White is to move and connected on B; Black, on A, may not claim, however long
+    // White thinks. Once White's socket is gone, Black may.
+    let white = a.http().create("six-mens-morris", "white").await;
+    let black = a.http().join(&white.id).await;
+    let mut ws_white = b.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = a.ws(&white.id, Some(&black.secret)).await;
+    // (A game is aborted, not claimed, before each side has moved.)
+    ws_white.play("a1").await;
+    ws_black.state_with_turns(1).await;
+    ws_black.play("e5").await;
+    ws_white.state_with_turns(2).await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let claim = format!("/api/games/{}/claim/win", white.id);
+    let (status, body) = a
+        .http()
+        .request("POST", &claim, Some(&black.secret), None)
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("not_allowed")),
+        "{body}"
+    );
+    drop(ws_white);
+    loop {
+        let s = ws_black.next_state().await;
+        if s["seats"]["white"]["connected"] == false && s["claim"]["in_ms"] == 0 {
+            break;
+        }
+    }
+    let (status, body) = b
+        .http()
+        .request("POST", &claim, Some(&black.secret), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["termination"], "abandonment");
+
+    // Fifteen seconds a side: both play promptly, each through another instance, and nobody
+    // loses on time; then White stops, and White's flag falls.
+    let white = b
+        .http()
+        .create_timed("six-mens-morris", "white", "0.25+0")
+        .await;
+    let black = a.http().join(&white.id).await;
+    let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = b.ws(&white.id, Some(&black.secret)).await;
+    for ply in 0..10 {
+        let mover = if ply % 2 == 0 {
+            &mut ws_white
+        } else {
+            &mut ws_black
+        };
+        let turn = eager_turn(&mover.state);
+        mover.play(&turn).await;
+        all_see(&mut [&mut ws_white, &mut ws_black], ply + 1).await;
+        assert_eq!(ws_white.state["status"], "playing", "{}", ws_white.state);
+    }
+    let left = ws_white.state["clock"]["white_ms"].as_i64().unwrap();
+    assert!(
+        left > 10_000,
+        "White has used little of the clock: {left} ms left"
+    );
+    tokio::time::sleep(Duration::from_millis(left as u64)).await;
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while ws_black.state["status"] != "finished" {
+            ws_black.next_state().await;
+        }
+    })
+    .await
+    .expect("White's flag falls");
+    assert_eq!(
+        (
+            ws_black.state["result"].as_str(),
+            ws_black.state["termination"].as_str()
+        ),
+        (Some("0-1"), Some("time"))
+    );
+    a.stop().await;
+    b.stop().await;
+}
+
+/// An instance that stops gracefully gives its games up: the other takes them at once, and
+/// clients that were on the stopped one reconnect anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_moves_on_when_its_owner_stops_or_idles() {
+    let cluster = PgCluster::start();
+    let [a, b] = two(&cluster, "moves", |c| c.room_idle_secs = 1).await;
+    let white = a.http().create("six-mens-morris", "white").await;
+    let black = a.http().join(&white.id).await;
+    assert_eq!(a.http().play(&white, "a1").await.0, 200);
+
+    // A's room idles out and gives the game up; B, asked next, takes it.
+    let http = a.http();
+    crate::harness::eventually("A's room leaves memory", || async {
+        metric(&a, "merels_games_in_memory").await == 0.0
+    })
+    .await;
+    drop(http);
+    assert_eq!(b.http().play(&black, "e5").await.0, 200);
+    assert_eq!(metric(&b, "merels_games_taken_total").await, 1.0);
+    // Now A forwards to B.
+    assert_eq!(turns(&a.http().state(&white.id).await), ["a1", "e5"]);
+
+    // B stops (a deploy): A takes the game at once, without waiting out a lease.
+    let mut on_b = b.ws(&white.id, Some(&white.secret)).await;
+    b.stop().await;
+    assert_eq!(on_b.closed().await, Some(1012));
+    let (status, body) = a.http().play(&white, "a3").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(turns(&body), ["a1", "e5", "a3"]);
+    a.stop().await;
+}
+
+/// Two instances, A and B, as processes: A owns a game and is paused (SIGSTOP) past its lease.
+/// B takes the game and play goes on through B. When A wakes, what it had queued is refused by
+/// the store, and it closes its sockets (1012) within the lease, so that they reconnect to B.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_cannot_write_after_it_was_replaced() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("zombie").await;
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("MERELS_LEASE_SECS", "2"),
+        ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
+    ];
+    let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let (on_a, on_b) = (a.http(), b.http());
+    let white = on_a.create("six-mens-morris", "white").await;
+    let black = on_a.join(&white.id).await;
+    let mut ws_white = Ws::connect(a.addr, &white.id, Some(&white.secret)).await;
+    let mut watch_b = Ws::connect(b.addr, &white.id, None).await;
+
+    a.signal("STOP");
+    // White's turn reaches the paused owner and waits in its socket.
+    ws_white.play("a1").await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // B takes the game and serves it.
+    let (status, body) = on_b.play(&white, "a3").await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = on_b.play(&black, "e5").await;
+    assert_eq!(status, 200, "{body}");
+
+    a.signal("CONT");
+    let woke = tokio::time::Instant::now();
+    for ws in [&mut ws_white, &mut watch_b] {
+        let code = tokio::time::timeout(Duration::from_secs(2), ws.closed())
+            .await
+            .expect("A closes its sockets within the lease");
+        assert_eq!(code, Some(1012));
+    }
+    assert!(woke.elapsed() < Duration::from_secs(2));
+    // A's queued turn was not stored; both instances serve the game as B stored it.
+    assert_eq!(turns(&on_b.state(&white.id).await), ["a3", "e5"]);
+    let mut ws_white = Ws::connect(a.addr, &white.id, Some(&white.secret)).await;
+    assert_eq!(turns(&ws_white.state), ["a3", "e5"]);
+    ws_white.play("a1").await;
+    assert_eq!(
+        turns(&ws_white.state_with_turns(3).await),
+        ["a3", "e5", "a1"]
+    );
+    assert_eq!(turns(&on_a.state(&white.id).await), ["a3", "e5", "a1"]);
+    drop((a, b));
+}
+
+/// SQLite serves one instance: a second process on the same file stops at once and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_process_on_one_sqlite_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let first = Process::start(dir.path(), free_addr(), &url).await;
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_merels"))
+        .arg("serve")
+        .current_dir(dir.path())
+        .env("MERELS_BIND", free_addr().to_string())
+        .env("DATABASE_URL", &url)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains("another merels process is using") && said.contains("PostgreSQL"),
+        "{said}"
+    );
+    // The first serves on, and once it has stopped, the file is free again.
+    let (status, _) = first
+        .http()
+        .request("GET", "/api/games/nope", None, None)
+        .await;
+    assert_eq!(status, 404);
+    assert!(first.terminate().success());
+    let again = Process::start(dir.path(), free_addr(), &url).await;
+    drop(again);
+}
