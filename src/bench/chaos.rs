@@ -1,13 +1,16 @@
-//! `merels chaos`: a server killed again and again while it is played. It starts merels as a
-//! child process, plays random games over real WebSockets, and kills the server (SIGKILL or
-//! SIGTERM, at random moments) N times, restarting it each time on the same database and address
-//! while the players reconnect. Then it checks what the server promises:
+//! `merels chaos`: servers killed again and again while they are played. It starts merels as
+//! child processes (one, or `--instances N` on one PostgreSQL database, each client connecting
+//! to any of them at random, as behind a round-robin balancer), plays random games over real
+//! WebSockets, and kills a server (SIGKILL or SIGTERM, at random moments; SIGKILL every
+//! `--every` seconds) N times, restarting it each time on the same database and address while
+//! the players reconnect. Then it checks what the servers promise:
 //!
 //! - every turn a player saw acknowledged is stored (none lost);
 //! - each game's plies run from 0 without a gap, no turn follows an end, and every stored game
 //!   replays under the rules;
 //! - the version a client sees never goes back;
-//! - every game's last state, as the server says it, is what the store holds.
+//! - every game's last state, as the servers say it, is what the store holds;
+//! - with `--every`, no game stands still for longer than the lease and two seconds.
 //!
 //! It prints one line of counts and fails unless every count of a broken promise is 0.
 
@@ -40,6 +43,14 @@ pub struct ChaosArgs {
     /// Seed of the random turns and kills.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Servers on one database (more than one needs `--database-url postgres://...`).
+    #[arg(long, default_value_t = 1)]
+    pub instances: usize,
+    /// Seconds between kills, each a SIGKILL of a server chosen at random (default: a kill,
+    /// either kind, every 0.3 to 1.5 s). Games must then move again within the lease and
+    /// two seconds.
+    #[arg(long)]
+    pub every: Option<f64>,
 }
 
 /// What a run counted.
@@ -51,6 +62,8 @@ pub struct Counts {
     errors: AtomicU64,
     /// The error messages met, by code: a server restarting says so.
     codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
+    /// The longest a game in play went without a stored turn, in ms.
+    longest_stall_ms: AtomicU64,
 }
 
 /// The chaos is about kills, not limits: the players move as fast as they can. On PostgreSQL
@@ -88,25 +101,40 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         .database_url
         .clone()
         .unwrap_or_else(|| format!("sqlite:{}", dir.0.join("chaos.db").display()));
-    let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
-    let log = dir.0.join("server.log");
-    let mut server = Server::start(addr, &url, &FAST, &log).await?;
+    if args.instances > 1 && !url.starts_with("postgres") {
+        return Err("several instances share a PostgreSQL database: give --database-url".into());
+    }
+    let mut addrs = Vec::new();
+    let mut servers = Vec::new();
+    for n in 0..args.instances.max(1) {
+        let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
+        let log = dir.0.join(format!("server-{n}.log"));
+        servers.push(Server::start(addr, &url, &FAST, &log).await?);
+        addrs.push(addr);
+    }
+    let addrs: Arc<[SocketAddr]> = addrs.into();
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
     let mut drivers = Vec::new();
     for n in 0..args.games {
-        let (counts, stop) = (counts.clone(), stop.clone());
+        let (addrs, counts, stop) = (addrs.clone(), counts.clone(), stop.clone());
         let seed = args.seed.wrapping_mul(1000) + n as u64;
-        drivers.push(tokio::spawn(table(addr, n, counts, stop, seed)));
+        drivers.push(tokio::spawn(table(addrs, n, counts, stop, seed)));
     }
     let mut rng = Rng::new(args.seed);
     let mut hard_kills = 0;
     for _ in 0..args.kills {
-        tokio::time::sleep(Duration::from_millis(300 + rng.below(1200) as u64)).await;
-        let hard = rng.below(3) != 0;
+        let pause = match args.every {
+            Some(every) => Duration::from_secs_f64(every.max(0.1)),
+            None => Duration::from_millis(300 + rng.below(1200) as u64),
+        };
+        tokio::time::sleep(pause).await;
+        let hard = args.every.is_some() || rng.below(3) != 0;
         hard_kills += usize::from(hard);
-        server.kill(hard);
-        server = Server::start(addr, &url, &FAST, &log).await?;
+        let victim = rng.below(servers.len());
+        servers[victim].kill(hard);
+        let log = dir.0.join(format!("server-{victim}.log"));
+        servers[victim] = Server::start(addrs[victim], &url, &FAST, &log).await?;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Relaxed);
@@ -120,6 +148,7 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         let path = format!("/api/games/{}", game.id);
         let deadline = tokio::time::Instant::now() + STALL;
         let state = loop {
+            let addr = addrs[rng.below(addrs.len())];
             let (status, state) = http(addr, "GET", &path, None, None).await?;
             if status != 503 || tokio::time::Instant::now() > deadline {
                 break state;
@@ -128,12 +157,22 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         };
         served.push(state["turns"].clone());
     }
-    server.kill(false);
-    let report = check(&server.url, &games, &served, &counts).await?;
+    for server in &mut servers {
+        server.kill(false);
+    }
+    // A server too starved to renew its lease in time gives its games up: worth knowing when
+    // a game stood still.
+    let lapses: usize = servers.iter().map(|s| s.log_mentions("lease lapsed")).sum();
+    let stall_allowed = args.every.map(|_| STALL);
+    let report = check(&url, &games, &served, &counts, stall_allowed)
+        .await
+        .map_err(|e| format!("{e} ({lapses} leases lapsed)"))?;
     println!(
-        "chaos: {} kills ({hard_kills} SIGKILL, {} SIGTERM), {} tables, {} games, {}",
+        "chaos: {} kills ({hard_kills} SIGKILL, {} SIGTERM), {} instances ({lapses} leases \
+         lapsed), {} tables, {} games, {}",
         args.kills,
         args.kills - hard_kills,
+        servers.len(),
         args.games,
         games.len(),
         report
@@ -148,6 +187,7 @@ async fn check(
     games: &[Game],
     served: &[Value],
     counts: &Counts,
+    stall_allowed: Option<Duration>,
 ) -> Result<String, String> {
     let store = Store::connect(url).await.map_err(|e| e.to_string())?;
     let catalog = Catalog::builtin();
@@ -200,18 +240,22 @@ async fn check(
         }
     }
     store.close().await;
+    let stall = counts.longest_stall_ms.load(Ordering::Relaxed);
     let line = format!(
         "{} acknowledged turns, {} lost, {gaps} gaps, {after_end} after an end, {unreadable} \
-         unreadable, {} versions back, {differ} differing from the store, {} errors met {:?}",
+         unreadable, {} versions back, {differ} differing from the store, longest stall {stall} \
+         ms, {} errors met {:?}",
         counts.acknowledged.load(Ordering::Relaxed),
         counts.lost.load(Ordering::Relaxed),
         counts.versions_back.load(Ordering::Relaxed),
         counts.errors.load(Ordering::Relaxed),
         counts.codes.lock().map(|c| c.clone()).unwrap_or_default(),
     );
+    let stalled = stall_allowed.is_some_and(|allowed| stall > allowed.as_millis() as u64);
     let broken = counts.lost.load(Ordering::Relaxed)
         + counts.versions_back.load(Ordering::Relaxed)
-        + (gaps + after_end + unreadable + differ) as u64;
+        + (gaps + after_end + unreadable + differ) as u64
+        + u64::from(stalled);
     if broken > 0 {
         return Err(format!("chaos: a promise broke: {line}"));
     }
@@ -277,7 +321,7 @@ async fn next(ws: &mut Socket) -> Option<Value> {
 
 /// One table: a new game whenever the last one ended, until the run stops; returns them all.
 async fn table(
-    addr: SocketAddr,
+    addrs: Arc<[SocketAddr]>,
     n: usize,
     counts: Arc<Counts>,
     stop: Arc<AtomicBool>,
@@ -285,8 +329,10 @@ async fn table(
 ) -> Vec<Game> {
     let mut games = Vec::new();
     let variant = VARIANTS[n % VARIANTS.len()];
+    let mut rng = Rng::new(seed);
     while !stop.load(Ordering::Relaxed) {
-        // The server may be down for a moment: ask again.
+        // The server may be down for a moment: ask again (any of them).
+        let addr = addrs[rng.below(addrs.len())];
         let Ok((id, secrets)) = seated_game(addr, variant).await else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
@@ -298,7 +344,8 @@ async fn table(
             acknowledged: Vec::new(),
         };
         let seed = seed.wrapping_mul(31) + games.len() as u64;
-        games.push(drive(addr, n, game, counts.clone(), stop.clone(), seed).await);
+        let addrs = addrs.clone();
+        games.push(drive(addrs, n, game, counts.clone(), stop.clone(), seed).await);
     }
     games
 }
@@ -307,7 +354,7 @@ async fn table(
 /// with the turns its players saw acknowledged. Each player moves on its own socket; White's
 /// socket is the one read, since every change reaches every connection.
 async fn drive(
-    addr: SocketAddr,
+    addrs: Arc<[SocketAddr]>,
     n: usize,
     mut game: Game,
     counts: Arc<Counts>,
@@ -316,9 +363,16 @@ async fn drive(
 ) -> Game {
     let mut rng = Rng::new(seed);
     let mut seen_version = 0;
+    let mut moved = tokio::time::Instant::now();
+    let stalled = |since: tokio::time::Instant| {
+        let ms = since.elapsed().as_millis() as u64;
+        counts.longest_stall_ms.fetch_max(ms, Ordering::Relaxed);
+    };
     'connect: while !stop.load(Ordering::Relaxed) {
         let mut sockets = Vec::new();
         for secret in &game.secrets {
+            // Each socket to any server: the game's owner serves it wherever it lands.
+            let addr = addrs[rng.below(addrs.len())];
             match connect(addr, n, &game.id, Some(secret)).await {
                 Ok(ws) => sockets.push(ws),
                 Err(_) => {
@@ -348,7 +402,11 @@ async fn drive(
             }
         }
         loop {
-            if stop.load(Ordering::Relaxed) || view.finished {
+            if view.finished {
+                return game;
+            }
+            if stop.load(Ordering::Relaxed) {
+                stalled(moved);
                 return game;
             }
             let mover = usize::from(view.to_move == "black");
@@ -365,9 +423,22 @@ async fn drive(
             if sent.is_err() {
                 continue 'connect;
             }
-            // Acknowledged once the game shows the turn stored.
+            // Acknowledged once the game shows the turn stored. The mover's own socket is read
+            // too: were it cut (its server killed), the turn went nowhere.
             loop {
-                let Some(m) = next(&mut sockets[0]).await else {
+                let (white, black) = sockets.split_at_mut(1);
+                let m = match (mover, black.first_mut()) {
+                    (1, Some(black)) => tokio::select! {
+                        m = next(&mut white[0]) => m,
+                        m = next(black) => match m {
+                            Some(m) if m["type"] == "error" => Some(m),
+                            Some(_) => continue,
+                            None => None,
+                        },
+                    },
+                    _ => next(&mut white[0]).await,
+                };
+                let Some(m) = m else {
                     continue 'connect;
                 };
                 if m["type"] == "error" {
@@ -390,6 +461,8 @@ async fn drive(
                 game.acknowledged.push(turn);
                 counts.acknowledged.fetch_add(1, Ordering::Relaxed);
             }
+            stalled(moved);
+            moved = tokio::time::Instant::now();
         }
     }
     game

@@ -10,8 +10,6 @@ use std::time::Duration;
 /// A server child process.
 pub(super) struct Server {
     child: Child,
-    /// Its database.
-    pub url: String,
     log: std::path::PathBuf,
 }
 
@@ -46,7 +44,6 @@ impl Server {
             .map_err(|e| format!("starting the server: {e}"))?;
         let server = Server {
             child,
-            url: url.to_string(),
             log: log.to_path_buf(),
         };
         for _ in 0..400 {

@@ -75,6 +75,10 @@ pub struct BenchArgs {
     /// The server's engine threads (`MERELS_ENGINE_THREADS`).
     #[arg(long, default_value_t = 1)]
     pub engine_threads: usize,
+    /// Also measure merels as this many instances on one PostgreSQL database (each round then
+    /// measures one instance and N), the clients spread over them as by a round-robin balancer.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
+    pub instances: u32,
 }
 
 /// Which database.
@@ -89,6 +93,11 @@ pub enum Database {
 
 /// Runs the benchmark and prints the report.
 pub fn run(args: BenchArgs) -> Result<(), String> {
+    if args.instances > 1 && args.database != Database::Postgres {
+        return Err(
+            "several instances share a PostgreSQL database: add --database postgres".into(),
+        );
+    }
     let connections = args.games * (2 + args.spectators);
     if let Some(limit) = open_files_limit()
         && connections + 256 > limit
@@ -109,17 +118,22 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         .collect::<Vec<_>>()
         .join(",");
     let (mut bare_samples, mut merels_samples, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
+    let mut several_samples = Vec::new();
+    let several = args.instances as usize;
     for round in 0..args.rounds {
-        let order = if round % 2 == 0 {
-            [Kind::Bare, Kind::Merels]
-        } else {
-            [Kind::Merels, Kind::Bare]
-        };
+        let mut order = vec![Kind::Bare, Kind::Merels(1)];
+        if several > 1 {
+            order.push(Kind::Merels(several));
+        }
+        if round % 2 == 1 {
+            order.reverse();
+        }
         for kind in order {
             let sample = runtime.block_on(measure(&args, kind, &bare_plies))?;
             match kind {
                 Kind::Bare => bare_samples.push(sample),
-                Kind::Merels => merels_samples.push(sample),
+                Kind::Merels(1) => merels_samples.push(sample),
+                Kind::Merels(_) => several_samples.push(sample),
             }
         }
         let rate = |s: &[Sample]| s.last().map_or(0.0, |s| s.turns as f64 / s.seconds);
@@ -131,6 +145,14 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         });
     }
     let (bare, merels) = (Figures::of(bare_samples), Figures::of(merels_samples));
+    let several = (several > 1).then(|| {
+        let figures = Figures::of(several_samples);
+        report::Several {
+            instances: several,
+            cpu_over_one: ratio(figures.cpu_us_per_turn, merels.cpu_us_per_turn),
+            figures,
+        }
+    });
     let report = Report {
         games: args.games,
         spectators: args.spectators,
@@ -143,6 +165,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         ratio_cpu_per_turn: ratio(bare.cpu_us_per_turn, merels.cpu_us_per_turn),
         merels,
         bare,
+        several,
         rounds,
     };
     if args.json {
@@ -158,7 +181,8 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    Merels,
+    /// merels, as this many instances.
+    Merels(usize),
     Bare,
 }
 
@@ -216,6 +240,22 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Starts merels (as many instances as `kind` says, on one database), or the bare server.
+async fn start_servers(
+    args: &BenchArgs,
+    kind: Kind,
+    bare_plies: &str,
+) -> Result<Vec<Server>, String> {
+    let mut servers = Vec::new();
+    for _ in 0..match kind {
+        Kind::Merels(n) => n,
+        Kind::Bare => 1,
+    } {
+        servers.push(start_server(args, kind, bare_plies).await?);
+    }
+    Ok(servers)
+}
+
 /// Starts merels, or the bare server with `bare_plies` (its games' lengths, comma-separated).
 async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Server, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
@@ -238,7 +278,7 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
                 bare_plies,
             ]);
         }
-        Kind::Merels => {
+        Kind::Merels(_) => {
             let url = match args.database {
                 Database::Sqlite => {
                     let d = tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
@@ -260,6 +300,7 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
                 .env("MERELS_MESSAGES_PER_SEC", "100000")
                 .env("MERELS_COMPUTER_GAMES_PER_HOUR", "100000000")
                 .env("MERELS_ENGINE_THREADS", args.engine_threads.to_string())
+                .env("MERELS_INTERNAL_BIND", "127.0.0.1:0")
                 .env("RUST_LOG", "warn");
         }
     }
@@ -381,15 +422,22 @@ impl Rng {
 }
 
 async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sample, String> {
-    let server = start_server(args, kind, bare_plies).await?;
-    let pid = server.child.id();
-    let (empty_rss, _) = usage(pid);
+    let servers = start_servers(args, kind, bare_plies).await?;
+    let addrs: Arc<[SocketAddr]> = servers.iter().map(|s| s.addr).collect();
+    let pids: Vec<u32> = servers.iter().map(|s| s.child.id()).collect();
+    // Every instance's memory and CPU, together.
+    let usage = || {
+        pids.iter()
+            .map(|&pid| usage(pid))
+            .fold((0, 0), |(r, t), (rss, ticks)| (r + rss, t + ticks))
+    };
+    let (empty_rss, _) = usage();
     let shared = Arc::new(Shared::default());
     let (go_tx, go_rx) = tokio::sync::watch::channel(false);
     let mut tables = Vec::with_capacity(args.games);
     for slot in 0..args.games {
         tables.push(tokio::spawn(table(
-            server.addr,
+            addrs.clone(),
             slot,
             args.variant.clone(),
             Opponent::Friend {
@@ -406,16 +454,16 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let (idle_rss, _) = usage(pid);
+    let (idle_rss, _) = usage();
     let idle_per_client = idle_rss.saturating_sub(empty_rss) / want.max(1) as u64;
 
     let _ = go_tx.send(true);
     // The games against the computer start with play: they are load, not clients to weigh idle.
     let computer = Arc::new(Shared::default());
-    if kind == Kind::Merels {
+    if let Kind::Merels(_) = kind {
         for slot in args.games..args.games + args.computer_games {
             tables.push(tokio::spawn(table(
-                server.addr,
+                addrs.clone(),
                 slot,
                 args.variant.clone(),
                 Opponent::Computer {
@@ -436,7 +484,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let (_, ticks_before) = usage(pid);
+    let (_, ticks_before) = usage();
     let ended_before = shared.games_ended.load(Ordering::Relaxed);
     for s in [&shared, &computer] {
         s.measuring.store(true, Ordering::Relaxed);
@@ -448,14 +496,14 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     }
     let ended = shared.games_ended.load(Ordering::Relaxed) - ended_before;
     let elapsed = started.elapsed().as_secs_f64();
-    let (rss, ticks_after) = usage(pid);
+    let (rss, ticks_after) = usage();
     for s in [&shared, &computer] {
         s.stop.store(true, Ordering::Relaxed);
     }
     for t in tables {
         t.abort();
     }
-    drop(server);
+    drop(servers);
 
     let ticks_per_s = 100.0; // USER_HZ on Linux
     Ok(Sample {

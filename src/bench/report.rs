@@ -119,6 +119,8 @@ pub struct Report {
     pub merels: Figures,
     /// The bare broadcast server.
     pub bare: Figures,
+    /// merels as several instances (`--instances`), when asked.
+    pub several: Option<Several>,
     /// merels's turns per second over the bare server's.
     pub ratio_turns_per_s: f64,
     /// The bare server's CPU per turn over merels's: the turns per second merels would reach,
@@ -126,6 +128,17 @@ pub struct Report {
     pub ratio_cpu_per_turn: f64,
     /// Each round's throughput, in the order they ran.
     pub rounds: Vec<Round>,
+}
+
+/// merels as several instances on one database.
+#[derive(Debug, Clone, Serialize)]
+pub struct Several {
+    /// How many.
+    pub instances: usize,
+    /// Their figures, together (CPU and memory summed over the instances).
+    pub figures: Figures,
+    /// Their CPU per turn over one instance's: what spreading a load over them costs.
+    pub cpu_over_one: f64,
 }
 
 pub(super) fn ratio(num: f64, den: f64) -> f64 {
@@ -152,7 +165,7 @@ pub(super) fn print_table(r: &Report) {
         );
     }
     println!(
-        "{:<8} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11} {:>10}",
+        "{:<9} {:>10} {:>8} {:>8} {:>9} {:>7} {:>10} {:>12} {:>6} {:>11} {:>10}",
         "server",
         "turns/s",
         "p50 ms",
@@ -165,9 +178,21 @@ pub(super) fn print_table(r: &Report) {
         "CPU us/turn",
         "turns/game"
     );
-    for (name, f) in [("merels", &r.merels), ("bare", &r.bare)] {
+    let several = r
+        .several
+        .as_ref()
+        .map(|s| (format!("merels x{}", s.instances), &s.figures));
+    let rows = [
+        ("merels".to_string(), &r.merels),
+        ("bare".to_string(), &r.bare),
+    ];
+    for (name, f) in rows
+        .iter()
+        .chain(several.as_ref())
+        .map(|(n, f)| (n.as_str(), *f))
+    {
         println!(
-            "{:<8} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2} {:>11.1} {:>10.1}",
+            "{:<9} {:>10.0} {:>8.2} {:>8.2} {:>9.2} {:>7} {:>10.1} {:>12} {:>6.2} {:>11.1} {:>10.1}",
             name,
             f.turns_per_s,
             f.p50_ms,
@@ -194,4 +219,12 @@ pub(super) fn print_table(r: &Report) {
         "bare / merels CPU per turn: {:.2} (the same, were the load generator never the limit)",
         r.ratio_cpu_per_turn
     );
+    if let Some(several) = &r.several {
+        println!(
+            "merels x{n} / merels CPU per turn: {:.2} (what {n} instances cost, all CPU summed, \
+             with clients on any of them)",
+            several.cpu_over_one,
+            n = several.instances
+        );
+    }
 }

@@ -132,9 +132,11 @@ pub(super) enum Opponent {
     Computer { level: u8 },
 }
 
-/// One table: a game with its players and spectators, started again whenever it ends.
+/// One table: a game with its players and spectators, started again whenever it ends. With
+/// several servers (`addrs`), each connection goes to one of them in turn, as behind a
+/// round-robin balancer; the game's owner serves it wherever it lands.
 pub(super) async fn table(
-    addr: SocketAddr,
+    addrs: Arc<[SocketAddr]>,
     slot: usize,
     variant: String,
     opponent: Opponent,
@@ -145,7 +147,7 @@ pub(super) async fn table(
     // games equally long, and the games' lengths a table's mean rather than random play's.
     let mut nth = 0u64;
     while !shared.stop.load(Ordering::Relaxed) {
-        match game(addr, slot, &variant, opponent, &shared, go.clone(), nth).await {
+        match game(&addrs, slot, &variant, opponent, &shared, go.clone(), nth).await {
             Ok(()) => {}
             Err(_) => {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
@@ -157,7 +159,7 @@ pub(super) async fn table(
 }
 
 async fn game(
-    addr: SocketAddr,
+    addrs: &[SocketAddr],
     slot: usize,
     variant: &str,
     opponent: Opponent,
@@ -177,7 +179,9 @@ async fn game(
     };
     // Games against the computer start once play has: only the others are weighed idle first.
     let first = nth == 0 && matches!(opponent, Opponent::Friend { .. });
-    let (status, created) = http(addr, "POST", "/api/games", Some(&body), None).await?;
+    let n = slot * (2 + spectators);
+    let addr = |i: usize| addrs[(n + i + nth as usize) % addrs.len()];
+    let (status, created) = http(addr(0), "POST", "/api/games", Some(&body), None).await?;
     if status != 201 && status != 200 {
         return Err(format!("create: {status}"));
     }
@@ -186,7 +190,7 @@ async fn game(
     let black = match opponent {
         Opponent::Friend { .. } => {
             let path = format!("/api/games/{id}/join");
-            let (status, joined) = http(addr, "POST", &path, None, None).await?;
+            let (status, joined) = http(addr(1), "POST", &path, None, None).await?;
             if status != 200 {
                 return Err(format!("join: {status}"));
             }
@@ -196,15 +200,14 @@ async fn game(
     };
     let sent: SendTimes = Arc::default();
     let mut tasks = Vec::new();
-    let n = slot * (2 + spectators);
     // The audience takes its seats before the players theirs: every spectator watches the whole
     // game, and none arrives after its end (which would measure greeting, not play).
     for i in 0..spectators {
-        let ws = connect(addr, n + 2 + i, &id, None).await?;
+        let ws = connect(addr(2 + i), n + 2 + i, &id, None).await?;
         tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
     }
     for (i, secret) in [Some(white), black].into_iter().flatten().enumerate() {
-        let ws = connect(addr, n + i, &id, Some(&secret)).await?;
+        let ws = connect(addr(i), n + i, &id, Some(&secret)).await?;
         tasks.push(tokio::spawn(player(
             ws,
             shared.clone(),

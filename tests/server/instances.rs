@@ -379,3 +379,42 @@ async fn a_second_process_on_one_sqlite_file_is_refused() {
     let again = Process::start(dir.path(), free_addr(), &url).await;
     drop(again);
 }
+
+/// The internal address takes only the other instances' requests: without the peers' secret a
+/// request is refused; with it, the client address it names is the one the limits count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_internal_address_serves_peers_only() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("internal").await;
+    let server = TestServer::start_on(&url, |c| c.games_per_minute = 1).await;
+    let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    let (address,): (String,) = sqlx::query_as("SELECT address FROM instances")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let (secret,): (String,) = sqlx::query_as("SELECT secret FROM peer_secret")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let client = reqwest::Client::new();
+    let create = |peer: Option<&str>, from: &str| {
+        let mut request = client
+            .post(format!("http://{address}/api/games"))
+            .json(&json!({"variant": "six-mens-morris", "color": "white"}))
+            .header("x-merels-client", from);
+        if let Some(peer) = peer {
+            request = request.header("x-merels-peer", peer);
+        }
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(create(None, "203.0.113.1").await, 403);
+    assert_eq!(create(Some("not-the-secret"), "203.0.113.1").await, 403);
+    assert_eq!(create(Some(&secret), "203.0.113.1").await, 201);
+    // One game a minute from each client: the second from the same client is refused, one from
+    // another client is not.
+    assert_eq!(create(Some(&secret), "203.0.113.1").await, 429);
+    assert_eq!(create(Some(&secret), "203.0.113.2").await, 201);
+    server.stop().await;
+}
