@@ -79,6 +79,10 @@ pub struct BenchArgs {
     /// measures one instance and N), the clients spread over them as by a round-robin balancer.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=16))]
     pub instances: u32,
+    /// With `--instances`: every client of a game on the instance that made it, as behind a
+    /// balancer that hashes on the game id (no forwarding), rather than spread over them.
+    #[arg(long)]
+    pub by_game: bool,
 }
 
 /// Which database.
@@ -432,7 +436,10 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
             .fold((0, 0), |(r, t), (rss, ticks)| (r + rss, t + ticks))
     };
     let (empty_rss, _) = usage();
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared {
+        by_game: args.by_game,
+        ..Shared::default()
+    });
     let (go_tx, go_rx) = tokio::sync::watch::channel(false);
     let mut tables = Vec::with_capacity(args.games);
     for slot in 0..args.games {

@@ -118,6 +118,9 @@ pub(super) struct Shared {
     pub connected: AtomicUsize,
     /// Send-to-spectator latencies, microseconds.
     pub latencies: Mutex<Vec<u32>>,
+    /// With several servers: every connection of a game goes to the one that made it (as a
+    /// balancer hashing on the game id sends them), rather than to each in turn.
+    pub by_game: bool,
 }
 
 /// When each turn of one game was sent, by the version its state will carry.
@@ -180,7 +183,8 @@ async fn game(
     // Games against the computer start once play has: only the others are weighed idle first.
     let first = nth == 0 && matches!(opponent, Opponent::Friend { .. });
     let n = slot * (2 + spectators);
-    let addr = |i: usize| addrs[(n + i + nth as usize) % addrs.len()];
+    let spread = if shared.by_game { 0 } else { 1 };
+    let addr = |i: usize| addrs[(n + spread * i + nth as usize) % addrs.len()];
     let (status, created) = http(addr(0), "POST", "/api/games", Some(&body), None).await?;
     if status != 201 && status != 200 {
         return Err(format!("create: {status}"));

@@ -263,6 +263,12 @@ impl Http {
         body
     }
 
+    /// The seat resigns its game.
+    pub async fn resign(&self, seat: &Seat) -> (u16, Value) {
+        let path = format!("/api/games/{}/resign", seat.id);
+        self.request("POST", &path, Some(&seat.secret), None).await
+    }
+
     pub async fn play(&self, seat: &Seat, turn: &str) -> (u16, Value) {
         self.request(
             "POST",

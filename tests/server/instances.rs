@@ -39,6 +39,12 @@ async fn all_see(clients: &mut [&mut Ws], plies: usize) -> Value {
     version
 }
 
+/// How a finished game ended: its result and termination.
+fn ending(state: &Value) -> (&str, &str) {
+    let word = |key: &str| state[key].as_str().unwrap_or("");
+    (word("result"), word("termination"))
+}
+
 /// Waits until a client sees the game finished; returns its state.
 async fn finished(ws: &mut Ws) -> Value {
     tokio::time::timeout(SEEN_WITHIN, async {
@@ -157,21 +163,10 @@ async fn offers_resignations_and_http_turns_go_to_the_one_owner() {
     assert_eq!(turns(&a.http().state(&white.id).await).len(), 11);
 
     // A resignation on A, seen on B.
-    let (status, body) = a
-        .http()
-        .request(
-            "POST",
-            &format!("/api/games/{}/resign", white.id),
-            Some(&white.secret),
-            None,
-        )
-        .await;
+    let (status, body) = a.http().resign(&white).await;
     assert_eq!(status, 200, "{body}");
     let state = finished(&mut watch_b).await;
-    assert_eq!(
-        (state["result"].as_str(), state["termination"].as_str()),
-        (Some("0-1"), Some("resignation"))
-    );
+    assert_eq!(ending(&state), ("0-1", "resignation"));
     let stored = b.http().state(&white.id).await;
     assert_eq!(turns(&stored).len(), 11, "no turn after the end");
     assert_eq!(metric(&a, "merels_store_refusals_total").await, 0.0);
@@ -247,20 +242,8 @@ async fn clocks_and_claims_are_decided_by_the_owner_alone() {
         "White has used little of the clock: {left} ms left"
     );
     tokio::time::sleep(Duration::from_millis(left as u64)).await;
-    tokio::time::timeout(Duration::from_secs(5), async {
-        while ws_black.state["status"] != "finished" {
-            ws_black.next_state().await;
-        }
-    })
-    .await
-    .expect("White's flag falls");
-    assert_eq!(
-        (
-            ws_black.state["result"].as_str(),
-            ws_black.state["termination"].as_str()
-        ),
-        (Some("0-1"), Some("time"))
-    );
+    let state = finished(&mut ws_black).await;
+    assert_eq!(ending(&state), ("0-1", "time"), "White's flag fell");
     a.stop().await;
     b.stop().await;
 }

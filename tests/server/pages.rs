@@ -268,15 +268,7 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
         "the turns read without JavaScript"
     );
     // Once over, the page links the analysis, and says nothing stray around the link.
-    let (status, _) = http
-        .request(
-            "POST",
-            &format!("/api/games/{}/resign", white.id),
-            Some(&white.secret),
-            None,
-        )
-        .await;
-    assert_eq!(status, 200);
+    assert_eq!(http.resign(&white).await.0, 200);
     let over = check_page(&server, &format!("/g/{}", white.id)).await;
     assert!(
         over.contains(&format!(
