@@ -14,13 +14,15 @@
 //!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause).
 //! - [`protocol`]: the typed, versioned messages between clients and the server: the whole state
 //!   of a game, and the bounded update every change sends.
-//! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, and the group-commit writer.
+//! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, the group-commit writer, and which
+//!   instance owns which game (leases and epochs that fence every write).
 //! - [`rooms`]: one task per live game, owning it: a pure decision core and the shell that stores
-//!   its plans, then applies them and tells the connections; the registry of live games.
+//!   its plans, then applies them and tells the connections; the registry of live games, and
+//!   this instance's lease on them.
 //! - [`http`] (with the WebSocket under it): the transports; errors become status and close
-//!   codes in one place.
+//!   codes in one place; a game another instance owns is forwarded to it.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
-//!   line (`src/main.rs` only calls it); [`bench`]: the load generator and its bare baseline.
+//!   line (`src/main.rs` only calls it); [`bench`](mod@bench): the load generator and its bare baseline.
 //!
 //! A unit test (`layers`, below) reads every `crate::` path and fails on one that points up.
 

@@ -154,7 +154,7 @@ pub struct Numbering {
 }
 
 impl Numbering {
-    /// The numbering of a board of `points` points (at most [`MAX_POINTS`]).
+    /// The numbering of a board of `points` points (at most `MAX_POINTS`).
     pub fn new(points: u32) -> Numbering {
         let all = 1u32 << points;
         let rank: Vec<u32> = (0..all).map(colex_rank).collect();

@@ -7,7 +7,7 @@
 //! seed the caller gives.
 //!
 //! - [`index`]: how the positions of a small board are numbered, layer by layer.
-//! - [`solve`]: retrograde analysis into a [`Table`] of exact values.
+//! - [`solve`](mod@solve): retrograde analysis into a [`Table`] of exact values.
 //! - [`table`]: the table: values, the perfect turn, and its bytes.
 //! - [`eval`] and [`search`]: the evaluation and the alpha-beta search.
 

@@ -1,5 +1,6 @@
-//! A solved table: the exact value of every position of a small board, as [`super::solve`]
-//! computed it, with the perfect turn read off it and a byte format for the data directory.
+//! A solved table: the exact value of every position of a small board, as
+//! [`super::solve`](mod@super::solve) computed it, with the perfect turn read off it and a byte
+//! format for the data directory.
 //!
 //! A value is the result for the side to move with perfect play from both sides, and the number
 //! of plies to the end: the winner takes the shortest way, the loser the longest. Each position's

@@ -1,6 +1,8 @@
 //! HTTP: the routes, the JSON API for bots and scripts, the game's WebSocket ([`ws`]), the
 //! server-rendered pages, the embedded static client, and (in [`error`]) the one place where
-//! errors become status codes and close codes.
+//! errors become status codes and close codes. With several instances, [`forward`] passes a
+//! request or socket for a game another instance owns to that instance, and serves the others
+//! on the internal address.
 
 pub mod api;
 mod assets;

@@ -2,7 +2,9 @@
 //! seats, version and connections. Nothing else changes a game, so there are no locks around game
 //! state; everything else talks to the room over its channel.
 //!
-//! - [`Rooms`] (here) maps ids to room handles and starts a room on demand.
+//! - [`Rooms`] (here) maps ids to room handles and starts a room on demand, once `load` has taken
+//!   the game for this instance; [`lease`] is this instance's hold on the games it runs, and
+//!   what ends its rooms when the hold lapses.
 //! - `core` decides what each ask does, purely, with `offers` (draws, takebacks, rematches) and
 //!   `clocks` (deadlines and claims); `tests` tests them without a store or a socket.
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
