@@ -83,7 +83,7 @@ pub async fn run(
     );
     // Registered before serving: a game made here is owned by a live instance from the start.
     rooms.renew().await?;
-    let lease = tokio::spawn(renew_lease(rooms.clone(), stop.clone()));
+    let lease = tokio::spawn(renew_lease(rooms.clone(), peers.clone(), stop.clone()));
     let sweep = tokio::spawn(sweep_stale_games(
         rooms.clone(),
         config.abandon_after(),
@@ -199,8 +199,9 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
     }
 }
 
-/// Renews this instance's lease every third of its length, until shutdown.
-async fn renew_lease(rooms: Rooms, stop: CancellationToken) {
+/// Renews this instance's lease every third of its length, until shutdown; and cuts the
+/// sockets forwarded to peers whose own lease no longer holds.
+async fn renew_lease(rooms: Rooms, peers: Option<Peers>, stop: CancellationToken) {
     let mut every = tokio::time::interval(rooms.lease().length / 3);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -208,6 +209,12 @@ async fn renew_lease(rooms: Rooms, stop: CancellationToken) {
             _ = every.tick() => {
                 if let Err(e) = rooms.renew().await {
                     tracing::warn!(error = %e, "could not renew this instance's lease");
+                }
+                if let Some(peers) = &peers {
+                    match rooms.store().live_addresses(crate::time::wall_ms()).await {
+                        Ok(live) => peers.cut_all_but(&live),
+                        Err(e) => tracing::warn!(error = %e, "could not read the live instances"),
+                    }
                 }
             }
             () = stop.cancelled() => return,

@@ -21,8 +21,11 @@ use axum::response::{IntoResponse, Response};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// The header that carries the peers' secret.
 const PEER_HEADER: &str = "x-merels-peer";
@@ -34,6 +37,9 @@ const CLIENT_HEADER: &str = "x-merels-client";
 pub struct Peers {
     secret: HeaderValue,
     client: Client<HttpConnector, Body>,
+    /// For each peer (by internal address) that sockets are forwarded to: what cuts them all,
+    /// should the peer stop holding a lease (dead, or paused) while they are open.
+    links: Arc<Mutex<HashMap<String, CancellationToken>>>,
 }
 
 impl Peers {
@@ -47,7 +53,30 @@ impl Peers {
         Ok(Peers {
             secret: HeaderValue::from_str(secret)?,
             client: Client::builder(TokioExecutor::new()).build(connector),
+            links: Arc::default(),
         })
+    }
+
+    fn links(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.links.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What cuts the sockets forwarded to the peer at `address`.
+    fn link(&self, address: &str) -> CancellationToken {
+        self.links().entry(address.to_string()).or_default().clone()
+    }
+
+    /// Cuts every socket forwarded to a peer not among the `live` addresses (those whose lease
+    /// holds): its clients reconnect, and reach whoever takes its games. A paused owner would
+    /// otherwise keep them waiting until it woke.
+    pub fn cut_all_but(&self, live: &[String]) {
+        self.links().retain(|address, cut| {
+            let keep = live.contains(address);
+            if !keep {
+                cut.cancel();
+            }
+            keep
+        });
     }
 
     fn shown_by(&self, headers: &HeaderMap) -> bool {
@@ -168,16 +197,19 @@ async fn forward(peers: &Peers, address: &str, client: IpAddr, mut request: Requ
         && let Some(from_client) = from_client
     {
         let from_owner = hyper::upgrade::on(&mut response);
-        // Ends when either side closes: the owner's room closes its sockets when it ends.
+        let cut = peers.link(address);
+        // Ends when either side closes (the owner's room closes its sockets when it ends), or
+        // when the owner no longer holds a lease.
         tokio::spawn(async move {
             let (Ok(client_side), Ok(owner_side)) = tokio::join!(from_client, from_owner) else {
                 return;
             };
-            let _ = tokio::io::copy_bidirectional(
-                &mut TokioIo::new(client_side),
-                &mut TokioIo::new(owner_side),
-            )
-            .await;
+            let (mut client_side, mut owner_side) =
+                (TokioIo::new(client_side), TokioIo::new(owner_side));
+            tokio::select! {
+                _ = tokio::io::copy_bidirectional(&mut client_side, &mut owner_side) => {}
+                () = cut.cancelled() => {}
+            }
         });
     } else {
         strip_hop_by_hop(response.headers_mut(), false);

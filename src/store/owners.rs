@@ -108,6 +108,18 @@ impl Store {
         })
     }
 
+    /// The internal addresses of the instances whose lease holds at `now`.
+    pub async fn live_addresses(&self, now: i64) -> Result<Vec<String>, StoreError> {
+        on_pool!(&self.backend, pool => {
+            let rows: Vec<(String,)> =
+                sqlx::query_as("SELECT address FROM instances WHERE lease_until > $1")
+                    .bind(now)
+                    .fetch_all(pool)
+                    .await?;
+            Ok(rows.into_iter().map(|(a,)| a).collect())
+        })
+    }
+
     /// Gives up game `id`, if `me` still owns it at `epoch` (its room has ended).
     pub async fn release(&self, id: &str, me: &str, epoch: i64) -> Result<(), StoreError> {
         on_pool!(&self.backend, pool => {
