@@ -13,11 +13,11 @@ mod writer;
 
 use crate::metrics::Metrics;
 use compact_str::CompactString;
+use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
-use sqlx::{ConnectOptions, Row};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -46,10 +46,12 @@ mod chat;
 mod handoff;
 mod lists;
 pub mod owners;
+mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
 pub use lists::Challenge;
+use records::{GameRecord, TurnRecord};
 
 /// The database behind the store.
 #[derive(Debug, Clone)]
@@ -429,7 +431,7 @@ impl Store {
                         source: Arc::new(e),
                     })?;
                 }
-                file_lock = lock_sqlite_file(options.get_filename())?;
+                file_lock = owners::lock_sqlite_file(options.get_filename())?;
                 // The file does not go stale the way a server connection can: no ping before use
                 // and no reaping, so an idle pool does no work and keeps no timers of its own.
                 let pool = |connections, options: SqliteConnectOptions| {
@@ -545,7 +547,7 @@ impl Store {
     /// A game and its turns, or `None` if there is no such game.
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         on_pool!(&self.backend, pool => {
-            let row = sqlx::query(
+            let game: Option<GameRecord> = sqlx::query_as(
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
@@ -555,98 +557,19 @@ impl Store {
             .bind(id)
             .fetch_optional(pool)
             .await?;
-            let Some(row) = row else { return Ok(None) };
-            let offer = |by: &str, ply: &str| -> Result<Option<(String, i64)>, sqlx::Error> {
-                Ok(match (row.try_get::<Option<String>, _>(by)?, row.try_get::<Option<i64>, _>(ply)?) {
-                    (Some(by), Some(ply)) => Some((by, ply)),
-                    _ => None,
-                })
-            };
-            let clock = match (
-                row.try_get::<Option<i64>, _>("clock_white_ms")?,
-                row.try_get::<Option<i64>, _>("clock_black_ms")?,
-                row.try_get::<Option<i64>, _>("clock_at")?,
-            ) {
-                (Some(white_ms), Some(black_ms), Some(at)) => Some(ClockRow { white_ms, black_ms, at }),
-                _ => None,
-            };
-            let game = GameRow {
-                id: row.try_get("id")?,
-                variant: row.try_get("variant")?,
-                options: row.try_get("options")?,
-                time_control: row.try_get("time_control")?,
-                white_secret_hash: row.try_get("white_secret_hash")?,
-                black_secret_hash: row.try_get("black_secret_hash")?,
-                status: row.try_get("status")?,
-                result: row.try_get("result")?,
-                termination: row.try_get("termination")?,
-                created_at: row.try_get("created_at")?,
-                updated_at: row.try_get("updated_at")?,
-                version: row.try_get("version")?,
-                clock,
-                draw_offer: offer("draw_offer_by", "draw_offer_ply")?,
-                takeback_offer: offer("takeback_offer_by", "takeback_offer_ply")?,
-                rematch_offer: row.try_get("rematch_offer_by")?,
-                rematch_id: row.try_get("rematch_id")?,
-                open_challenge: row.try_get("open_challenge")?,
-                owner: row.try_get("owner")?,
-                epoch: row.try_get("epoch")?,
-            };
-            let turns = sqlx::query(
+            let Some(game) = game else { return Ok(None) };
+            let turns: Vec<TurnRecord> = sqlx::query_as(
                 "SELECT ply, notation, played_at, white_ms, black_ms FROM turns \
                  WHERE game_id = $1 ORDER BY ply",
             )
             .bind(id)
             .fetch_all(pool)
-            .await?
-            .into_iter()
-            .map(|r| {
-                Ok(TurnRow {
-                    ply: i64::from(r.try_get::<i32, _>("ply")?),
-                    notation: r.try_get("notation")?,
-                    played_at: r.try_get("played_at")?,
-                    clock: match (
-                        r.try_get::<Option<i64>, _>("white_ms")?,
-                        r.try_get::<Option<i64>, _>("black_ms")?,
-                    ) {
-                        (Some(white), Some(black)) => Some([white, black]),
-                        _ => None,
-                    },
-                })
-            })
-            .collect::<Result<Vec<_>, sqlx::Error>>()?;
-            Ok(Some(StoredGame { game, turns }))
+            .await?;
+            Ok(Some(StoredGame {
+                game: game.into(),
+                turns: turns.into_iter().map(TurnRow::from).collect(),
+            }))
         })
-    }
-}
-
-/// Locks the SQLite file at `path` for this process (a lock on a file beside it, which the
-/// system drops if the process dies), or fails if another process holds it: two servers on one
-/// file would each run the same games' rooms. An in-memory database needs none.
-fn lock_sqlite_file(path: &std::path::Path) -> Result<Option<std::fs::File>, StoreError> {
-    if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" {
-        return Ok(None);
-    }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&name)
-        .map_err(|e| StoreError::Folder {
-            path: std::path::PathBuf::from(&name).display().to_string(),
-            source: Arc::new(e),
-        })?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
-            path: path.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Folder {
-            path: std::path::PathBuf::from(&name).display().to_string(),
-            source: Arc::new(e),
-        }),
     }
 }
 

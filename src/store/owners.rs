@@ -6,9 +6,11 @@
 //! another instance has taken the game. So a paused or partitioned owner cannot write after it
 //! was replaced, whatever its clock says; the lease only decides when it may be replaced.
 //! These writes are rare (a room starting or ending, a renewal every few seconds) and go
-//! straight to the pool rather than through the batching writer.
+//! straight to the pool rather than through the batching writer. With SQLite there is one
+//! instance: the process that holds the file's lock (`lock_sqlite_file`).
 
 use super::{Backend, Store, StoreError};
+use std::sync::Arc;
 
 /// The instance that runs a game's room, as another instance finds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,5 +147,37 @@ impl Store {
                 .await?;
             Ok(secret)
         })
+    }
+}
+
+/// Locks the SQLite file at `path` for this process (a lock on a file beside it, which the
+/// system drops if the process dies), or fails if another process holds it: two servers on one
+/// file would each run the same games' rooms. An in-memory database needs none.
+pub(super) fn lock_sqlite_file(
+    path: &std::path::Path,
+) -> Result<Option<std::fs::File>, StoreError> {
+    if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" {
+        return Ok(None);
+    }
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&name)
+        .map_err(|e| StoreError::Folder {
+            path: std::path::PathBuf::from(&name).display().to_string(),
+            source: Arc::new(e),
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
+            path: path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Folder {
+            path: std::path::PathBuf::from(&name).display().to_string(),
+            source: Arc::new(e),
+        }),
     }
 }
