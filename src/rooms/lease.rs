@@ -64,12 +64,22 @@ impl Lease {
         wall_ms() < self.held().until
     }
 
+    /// Whether a lease this instance had has run out by its own clock (not renewed in time):
+    /// another instance may have taken its games, so its rooms must not answer for them, not
+    /// even with what they hold. (An instance that never registered, as rooms driven by a test
+    /// alone, has nothing to lose.)
+    pub fn lapsed(&self) -> bool {
+        let until = self.held().until;
+        until != 0 && wall_ms() >= until
+    }
+
     /// The token a room started now ends on.
     pub(super) fn rooms_token(&self) -> CancellationToken {
         self.held().rooms.clone()
     }
 
-    /// Before renewing at `now`: if the lease has lapsed, ends the rooms that ran under it.
+    /// Before renewing at `now`, and again once the renewal is stored (it may have come too
+    /// late): if the lease has lapsed, ends the rooms that ran under it.
     pub(super) fn check(&self, now: i64) -> Renewal {
         let mut held = self.held();
         if held.until != 0 && now >= held.until {

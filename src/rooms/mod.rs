@@ -217,6 +217,16 @@ impl Rooms {
         store
             .register(&lease.instance, &lease.address, now, lease.until(now))
             .await?;
+        // A renewal stored after the lease it renews had run out came too late: another
+        // instance may have taken a game meanwhile.
+        let found = match lease.check(wall_ms()) {
+            lease::Renewal::Lapsed => {
+                self.inner.metrics.lease_lapses.inc();
+                tracing::warn!("this instance's lease lapsed while it was renewed: its rooms end");
+                lease::Renewal::Lapsed
+            }
+            lease::Renewal::Held => found,
+        };
         lease.renewed(now);
         Ok(found)
     }

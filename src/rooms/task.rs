@@ -114,6 +114,16 @@ pub(super) async fn run(
                 _ = &mut shutting_down => Wake::Shutdown,
             }
         };
+        // A lease run out by this instance's own clock: the game may be another's already, so
+        // the room answers nothing more, not even with what it holds.
+        let event = match event {
+            Wake::Command(Some(cmd)) if rooms.lease().lapsed() => {
+                cmd.fail(RoomError::Unavailable);
+                Wake::Shutdown
+            }
+            _ if rooms.lease().lapsed() => Wake::Shutdown,
+            event => event,
+        };
         let stop = matches!(event, Wake::Shutdown);
         match event {
             Wake::Command(None) => break,
