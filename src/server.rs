@@ -91,21 +91,21 @@ pub async fn run(
     ));
     let beat = tokio::spawn(beat(rooms.clone(), stop.clone()));
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
+    let total = listen::total_cap(config.max_connections);
     let gate = Gate::new(Caps {
-        total: listen::total_cap(config.max_connections),
+        total,
         per_address: config.tcp_connections_per_ip,
         per_subnet: config.tcp_connections_per_subnet,
         by_address: !config.trust_forwarded_for,
     });
     let header_timeout = config.header_timeout();
-    let internal_cap = listen::total_cap(config.max_connections);
     let state = AppState::new(rooms.clone(), config, metrics.clone(), peers);
     let app = router(state.clone());
     // The internal address has no caps by address: every connection there is a peer's,
     // carrying many clients' requests (each checked by its own client's limits).
     let internal = internal.map(|listener| {
         let gate = Gate::new(Caps {
-            total: internal_cap,
+            total,
             per_address: u32::MAX,
             per_subnet: u32::MAX,
             by_address: false,
@@ -202,7 +202,9 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
 /// Renews this instance's lease every third of its length, until shutdown; and cuts the
 /// sockets forwarded to peers whose own lease no longer holds.
 async fn renew_lease(rooms: Rooms, peers: Option<Peers>, stop: CancellationToken) {
-    let mut every = tokio::time::interval(rooms.lease().length / 3);
+    // The first renewal is due a period after the one made at start.
+    let period = rooms.lease().length / 3;
+    let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {

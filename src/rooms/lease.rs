@@ -93,7 +93,8 @@ impl Lease {
 
     /// Records a renewal stored at `at`.
     pub(super) fn renewed(&self, at: i64) {
-        self.held().until = at + self.length.as_millis() as i64;
+        let until = self.until(at);
+        self.held().until = until;
     }
 
     /// The registration's end for a renewal at `at`.

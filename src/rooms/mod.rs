@@ -205,30 +205,25 @@ impl Rooms {
 
     /// Registers this instance, or renews its lease (every third of the lease, from the
     /// server's loop). A lease found lapsed first ends every room that ran under it.
-    pub async fn renew(&self) -> Result<lease::Renewal, crate::store::StoreError> {
+    pub async fn renew(&self) -> Result<(), crate::store::StoreError> {
         let lease = &self.inner.lease;
+        let lapsed = |at: i64| {
+            if lease.check(at) == lease::Renewal::Lapsed {
+                self.inner.metrics.lease_lapses.inc();
+                tracing::warn!("this instance's lease lapsed: its games' rooms end and move on");
+            }
+        };
         let now = wall_ms();
-        let found = lease.check(now);
-        if found == lease::Renewal::Lapsed {
-            self.inner.metrics.lease_lapses.inc();
-            tracing::warn!("this instance's lease lapsed: its games' rooms end and move on");
-        }
+        lapsed(now);
         let store = &self.inner.store;
         store
             .register(&lease.instance, &lease.address, now, lease.until(now))
             .await?;
         // A renewal stored after the lease it renews had run out came too late: another
         // instance may have taken a game meanwhile.
-        let found = match lease.check(wall_ms()) {
-            lease::Renewal::Lapsed => {
-                self.inner.metrics.lease_lapses.inc();
-                tracing::warn!("this instance's lease lapsed while it was renewed: its rooms end");
-                lease::Renewal::Lapsed
-            }
-            lease::Renewal::Held => found,
-        };
+        lapsed(wall_ms());
         lease.renewed(now);
-        Ok(found)
+        Ok(())
     }
 
     /// Gives up this instance's registration and every game it owns (a graceful stop).
