@@ -3,7 +3,7 @@
 
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
-COPY Cargo.toml Cargo.lock build.rs ./
+COPY Cargo.toml Cargo.lock build.rs askama.toml ./
 COPY src src
 COPY benches benches
 COPY migrations migrations

@@ -5,8 +5,10 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+/// The files of `static/` but its templates, which the server renders (`html`), not serves.
 #[derive(rust_embed::Embed)]
 #[folder = "static/"]
+#[exclude = "*.html"]
 struct Static;
 
 /// `GET /static/{*path}`.

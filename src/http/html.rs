@@ -1,6 +1,9 @@
-//! The HTML that every page shares: escaping, the frame around a page, the table-setup form and
-//! the static board diagram. Pages (`pages`, `variants`) build on these and on nothing of each
-//! other's.
+//! The HTML that every page shares: the frame around a page (`static/layout.html`), rendering a
+//! template, the short message page, and the markup still made in code, escaped here: the
+//! table-setup form and the static board diagram. Pages (`pages`, `variants`) build on these and
+//! on nothing of each other's. The pages' templates (askama, escaping by default) live in
+//! `static/` beside the scripts that use their ids; the server renders them and does not serve
+//! them.
 
 use crate::catalog::VariantInfo;
 use crate::rules::Board;
@@ -25,68 +28,63 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-/// The frame every page shares.
-pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
-    let script = script
-        .map(|s| format!("<script type=\"module\" src=\"/static/{s}\"></script>"))
-        .unwrap_or_default();
-    Html(format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{title}</title>\n<link rel=\"stylesheet\" href=\"/static/app.css\">\n\
-         <meta property=\"og:title\" content=\"{title}\">\n\
-         <meta property=\"og:site_name\" content=\"merels\">\n\
-         <meta property=\"og:description\" content=\"Play mill games with a friend: send a link, \
-         no sign-up.\">\n<meta name=\"description\" content=\"Play mill games with a friend: \
-         send a link, no sign-up.\">\n\
-         <link rel=\"icon\" href=\"/static/favicon.svg\" type=\"image/svg+xml\">\n</head>\n\
-         <body>\n<header class=\"top\"><a class=\"brand\" href=\"/\">merels</a></header>\n\
-         {main}\n<footer class=\"foot\">No sign-up required. Share a link and start playing. \
-         <span class=\"version\">v{version} · {commit}</span></footer>\n{script}\n</body>\n</html>\n",
-        title = escape(title),
-        version = env!("CARGO_PKG_VERSION"),
-        commit = env!("MERELS_COMMIT"),
-    ))
+/// The frame every page shares (`static/layout.html`).
+#[derive(askama::Template)]
+#[template(path = "layout.html")]
+struct Layout<'a> {
+    title: &'a str,
+    /// The page's own markup, rendered by its template.
+    main: &'a str,
+    script: Option<&'a str>,
+    version: &'static str,
+    commit: &'static str,
 }
 
-/// The buttons that step through a finished game (hidden until a script has a game to step
-/// through): the game page's replay and the analysis page's. Icons are drawn, not characters:
-/// common fonts lack the media-control glyphs.
-pub const REPLAY_CONTROLS: &str = "<div id=\"replay\" class=\"replay\" hidden>\
-     <button type=\"button\" data-step=\"first\" aria-label=\"First position\">\
-     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M3 3h2v10H3zM13 3 6 8l7 5z\"/></svg></button>\
-     <button type=\"button\" data-step=\"prev\" aria-label=\"Previous turn\">\
-     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M11 3 4 8l7 5z\"/></svg></button>\
-     <span id=\"replay-at\"></span>\
-     <button type=\"button\" data-step=\"next\" aria-label=\"Next turn\">\
-     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M5 3l7 5-7 5z\"/></svg></button>\
-     <button type=\"button\" data-step=\"last\" aria-label=\"Last position\">\
-     <svg viewBox=\"0 0 16 16\" aria-hidden=\"true\"><path d=\"M11 3h2v10h-2zM3 3l7 5-7 5z\"/></svg></button>\
-     </div>";
+/// `main` (a page's markup) in the frame every page shares, with `script` (a module in
+/// `static/`) if the page has one.
+pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
+    Html(render(&Layout {
+        title,
+        main,
+        script,
+        version: env!("CARGO_PKG_VERSION"),
+        commit: env!("MERELS_COMMIT"),
+    }))
+}
 
-/// The game page's chat (hidden until a script is connected): its lines, a line to say, and
-/// what to hear. `static/chat.js` fills it in.
-pub fn chat_section() -> String {
-    format!(
-        "<section id=\"chat\" class=\"chat\" aria-labelledby=\"chat-title\" hidden>\
-     <h2 id=\"chat-title\">Chat</h2>\
-     <ol id=\"chat-lines\" class=\"chat-lines\" aria-live=\"polite\" hidden></ol>\
-     <p id=\"chat-muted\" class=\"notice\" hidden>The chat is muted.</p>\
-     <form id=\"chat-form\" class=\"chat-form\"><label for=\"chat-text\" class=\"sr-only\">\
-     Say something</label><input id=\"chat-text\" maxlength=\"{max}\" autocomplete=\"off\" \
-     placeholder=\"Say something…\"><button type=\"submit\">Send</button></form>\
-     <p id=\"chat-note\" class=\"chat-note\" role=\"status\" hidden></p>\
-     <p class=\"chat-options\"><label id=\"chat-mute-option\"><input type=\"checkbox\" \
-     id=\"chat-mute\"> Mute the chat</label> <label id=\"chat-spectators-option\" hidden>\
-     <input type=\"checkbox\" id=\"chat-spectators\"> Show the spectators' chat</label></p>\
-     </section>",
-        max = crate::protocol::CHAT_MAX_CHARS
-    )
+/// A template's markup. Rendering fails only when a value's `Display` does, which none of the
+/// pages' values can; should one, the page says so rather than show half of itself.
+pub fn render(template: &impl askama::Template) -> String {
+    template.render().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "a page could not be rendered");
+        "<main class=\"prose\"><h1>This page could not be made</h1></main>".to_string()
+    })
+}
+
+/// A short page: a heading, a sentence, and maybe a link to go on from
+/// (`static/message.html`).
+#[derive(askama::Template)]
+#[template(path = "message.html")]
+pub struct Message<'a> {
+    /// The heading.
+    pub heading: &'a str,
+    /// The sentence.
+    pub message: &'a str,
+    /// Where to go on to: the link's address and its words.
+    pub back: Option<(String, &'a str)>,
+}
+
+impl Message<'_> {
+    /// The page, titled after its heading, with `status`.
+    pub fn page(&self, status: axum::http::StatusCode) -> axum::response::Response {
+        let title = format!("{} · merels", self.heading);
+        axum::response::IntoResponse::into_response((status, layout(&title, &render(self), None)))
+    }
 }
 
 /// A game's table options in words, as the setup form names them (`Flying: Yes · Diagonals:
 /// No`), every option of the variant with its default where none was chosen; empty for a
-/// variant without options.
+/// variant without options. Text, not markup: the templates escape it.
 pub fn options_in_words(info: &VariantInfo, chosen: &BTreeMap<String, String>) -> String {
     info.spec
         .options
@@ -98,7 +96,7 @@ pub fn options_in_words(info: &VariantInfo, chosen: &BTreeMap<String, String>) -
                 .iter()
                 .find(|v| &v.value == value)
                 .map_or(value.as_str(), |v| v.label.as_str());
-            format!("{}: {}", escape(&o.label), escape(label))
+            format!("{}: {label}", o.label)
         })
         .collect::<Vec<_>>()
         .join(" · ")
@@ -122,82 +120,25 @@ pub fn qr_svg(text: &str, label: &str) -> String {
     )
 }
 
-/// The table setup for a variant: its own options only, the colour, and the button.
+/// The table setup for a variant (`static/setup.html`).
+#[derive(askama::Template)]
+#[template(path = "setup.html")]
+struct Setup<'a> {
+    slug: &'a str,
+    options: &'a [crate::rules::variant::TableOption],
+    presets: &'static [crate::clock::TimeControl],
+    levels: Vec<crate::engine::Level>,
+}
+
+/// The table setup for a variant: its own options only, the clock, the colour, and the
+/// opponent.
 pub fn setup_form(info: &VariantInfo) -> String {
-    let slug = escape(info.slug());
-    let mut form = format!(
-        "<form method=\"post\" action=\"/games\" class=\"setup\">\n\
-         <input type=\"hidden\" name=\"variant\" value=\"{slug}\">\n"
-    );
-    for opt in &info.spec.options {
-        let _ = write!(
-            form,
-            "<label>{} <select name=\"opt.{}\" title=\"{}\">",
-            escape(&opt.label),
-            escape(&opt.key),
-            escape(&opt.description)
-        );
-        for v in &opt.values {
-            let selected = if v.value == opt.default {
-                " selected"
-            } else {
-                ""
-            };
-            let _ = write!(
-                form,
-                "<option value=\"{}\"{selected}>{}</option>",
-                escape(&v.value),
-                escape(&v.label)
-            );
-        }
-        form.push_str("</select></label>\n");
-    }
-    form.push_str("<label>Time <select name=\"clock\" class=\"clock-choice\">");
-    for control in crate::clock::PRESETS {
-        let _ = write!(
-            form,
-            "<option value=\"{control}\">{}</option>",
-            control.words()
-        );
-    }
-    form.push_str(
-        "<option value=\"custom\">Custom</option></select></label>\n\
-         <span class=\"custom-clock\"><label>Minutes <input name=\"clock_minutes\" \
-         type=\"number\" min=\"0.25\" max=\"180\" step=\"0.25\" value=\"5\"></label> \
-         <label>+ seconds <input name=\"clock_increment\" type=\"number\" min=\"0\" \
-         max=\"180\" value=\"3\"></label></span>\n",
-    );
-    form.push_str("<fieldset class=\"colour\"><legend>Play as</legend>");
-    for (value, label) in [("white", "White"), ("black", "Black"), ("random", "Random")] {
-        let checked = if value == "random" { " checked" } else { "" };
-        let _ = write!(
-            form,
-            "<label><input type=\"radio\" name=\"color\" value=\"{value}\"{checked}> \
-             {label}</label>"
-        );
-    }
-    form.push_str(
-        "</fieldset>\n<label class=\"open\"><input type=\"checkbox\" name=\"open\"> Let anyone \
-         take the seat (listed under Open challenges)</label>\n\
-         <div class=\"opponents\"><button type=\"submit\" name=\"opponent\" \
-         value=\"friend\">Play a friend</button>\n<span class=\"computer\"><label>Level \
-         <select name=\"level\">",
-    );
-    for level in crate::engine::Level::all() {
-        let selected = if level.number() == 3 { " selected" } else { "" };
-        let _ = write!(
-            form,
-            "<option value=\"{}\"{selected}>{} ({})</option>",
-            level.number(),
-            level.number(),
-            level.name()
-        );
-    }
-    form.push_str(
-        "</select></label> <button type=\"submit\" name=\"opponent\" value=\"computer\" \
-         class=\"secondary\">Play the computer</button></span></div>\n</form>\n",
-    );
-    form
+    render(&Setup {
+        slug: info.slug(),
+        options: &info.spec.options,
+        presets: &crate::clock::PRESETS,
+        levels: crate::engine::Level::all().collect(),
+    })
 }
 
 /// A board as a static SVG diagram: lines, points and coordinates, from the generated geometry.

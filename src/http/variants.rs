@@ -3,7 +3,7 @@
 //! derived from the rule knobs (never typed), with the table setup to start a game.
 
 use super::AppState;
-use super::html::{board_svg, escape, layout, setup_form};
+use super::html::{Message, board_svg, escape, layout, render, setup_form};
 use crate::catalog::{Catalog, VariantInfo};
 use crate::rules::board::points;
 use crate::rules::{Board, MillEffect, Movement, Variant};
@@ -11,7 +11,6 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
 /// The variant the "Rule changes" tables compare against.
 pub const STANDARD: &str = "nine-mens-morris";
@@ -235,60 +234,48 @@ fn diagram(line: &str, catalog: &Catalog) -> Option<String> {
 pub async fn page(State(app): State<AppState>, Path(slug): Path<String>) -> Response {
     let catalog = app.rooms.catalog();
     let Ok(info) = catalog.get(&slug) else {
-        let main = "<main class=\"prose\"><h1>No such game</h1>\
-                    <p><a href=\"/\">See every variant</a>.</p></main>";
-        return (
-            StatusCode::NOT_FOUND,
-            layout("No such variant · merels", main, None),
-        )
-            .into_response();
+        let message = Message {
+            heading: "No such variant",
+            message: "There is no game of that name here.",
+            back: Some(("/".to_string(), "See every variant")),
+        };
+        return message.page(StatusCode::NOT_FOUND);
     };
     render_page(catalog, info).into_response()
 }
 
+/// A variant's page (`static/variant.html`).
+#[derive(askama::Template)]
+#[template(path = "variant.html")]
+struct VariantPage<'a> {
+    family: String,
+    title: &'a str,
+    summary: &'a str,
+    /// Markup: the rules page's body.
+    body: String,
+    /// How the variant differs from the standard game; none on the standard game's own page.
+    changes: Vec<RuleRow>,
+    /// Markup: the setup form.
+    form: String,
+}
+
 fn render_page(catalog: &Catalog, info: &VariantInfo) -> Html<String> {
-    let mut main = format!(
-        "<main class=\"prose variant-page\">\n<p class=\"crumbs\"><a href=\"/\">All games</a> · \
-         {family} variant</p>\n<h1>{title}</h1>\n<p class=\"lead\">{summary}</p>\n\
-         <p><a class=\"button\" href=\"#play\">Play {title}</a></p>\n",
-        family = escape(&family_name(catalog, info)),
-        title = escape(&info.title),
-        summary = escape(&info.summary),
-    );
     // The page already has the title as its heading; a body that repeats it drops the repeat.
     let repeat = format!("## {}", info.title);
     let body = info.body.trim_start();
     let body = body.strip_prefix(repeat.as_str()).unwrap_or(body);
-    main.push_str(&render_markdown(body, catalog));
-    if let Ok(standard) = catalog.get(STANDARD)
-        && standard.slug() != info.slug()
-    {
-        let _ = write!(
-            main,
-            "<h2 id=\"rule-changes\">Rule changes</h2>\n<table class=\"changes\">\
-             <caption>How {} differs from standard Nine Men's Morris</caption>\
-             <thead><tr><th scope=\"col\"></th><th scope=\"col\">Standard Nine Men's Morris</th>\
-             <th scope=\"col\">{}</th></tr></thead><tbody>",
-            escape(&info.title),
-            escape(&info.title)
-        );
-        for row in rule_changes(standard, info) {
-            let _ = write!(
-                main,
-                "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td></tr>",
-                row.aspect,
-                escape(&row.standard),
-                escape(&row.this)
-            );
-        }
-        main.push_str("</tbody></table>\n");
-    }
-    let _ = write!(
-        main,
-        "<section id=\"play\" class=\"variant play\"><h2>Play {}</h2>{}</section>\n</main>",
-        escape(&info.title),
-        setup_form(info)
-    );
+    let changes = match catalog.get(STANDARD) {
+        Ok(standard) if standard.slug() != info.slug() => rule_changes(standard, info),
+        _ => Vec::new(),
+    };
+    let main = render(&VariantPage {
+        family: family_name(catalog, info),
+        title: &info.title,
+        summary: &info.summary,
+        body: render_markdown(body, catalog),
+        changes,
+        form: setup_form(info),
+    });
     layout(&format!("{} · merels", info.title), &main, None)
 }
 

@@ -283,6 +283,9 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
     assert_eq!(status, 404);
     let (status, _) = get(&server, "/static/nothing.js").await;
     assert_eq!(status, 404);
+    // The pages' templates sit beside the scripts, but are rendered, not served.
+    let (status, _) = get(&server, "/static/game.html").await;
+    assert_eq!(status, 404, "a template is not a file to serve");
     // The addresses people and browsers try by themselves lead somewhere too.
     let (status, list) = get(&server, "/variants").await;
     assert_eq!(status, 200, "/variants leads to the list of every variant");
