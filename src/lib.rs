@@ -19,8 +19,9 @@
 //! - [`rooms`]: one task per live game, owning it: a pure decision core and the shell that stores
 //!   its plans, then applies them and tells the connections; the registry of live games, and
 //!   this instance's lease on them.
-//! - [`http`] (with the WebSocket under it): the transports; errors become status and close
-//!   codes in one place; a game another instance owns is forwarded to it.
+//! - [`http`] (with the WebSocket under it): the transports and the pages (askama templates in
+//!   `static/`); errors become status and close codes in one place; a game another instance owns
+//!   is forwarded to it.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
 //!   line (`src/main.rs` only calls it); [`bench`](mod@bench): the load generator and its bare baseline.
 //!
