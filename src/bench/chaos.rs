@@ -64,6 +64,20 @@ pub struct Counts {
     codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
     /// The longest a game in play went without a stored turn, in ms.
     longest_stall_ms: AtomicU64,
+    /// The first few broken promises and errors, each with its game and server: what a rare
+    /// race leaves to go on.
+    incidents: std::sync::Mutex<Vec<String>>,
+}
+
+impl Counts {
+    /// Notes what happened, if fewer than a screenful are noted already.
+    fn incident(&self, what: String) {
+        if let Ok(mut incidents) = self.incidents.lock()
+            && incidents.len() < 20
+        {
+            incidents.push(what);
+        }
+    }
 }
 
 /// The chaos is about kills, not limits: the players move as fast as they can. On PostgreSQL
@@ -257,7 +271,12 @@ async fn check(
         + (gaps + after_end + unreadable + differ) as u64
         + u64::from(stalled);
     if broken > 0 {
-        return Err(format!("chaos: a promise broke: {line}"));
+        let incidents = counts
+            .incidents
+            .lock()
+            .map(|i| i.join("\n"))
+            .unwrap_or_default();
+        return Err(format!("chaos: a promise broke: {line}\n{incidents}"));
     }
     Ok(line)
 }
@@ -370,9 +389,11 @@ async fn drive(
     };
     'connect: while !stop.load(Ordering::Relaxed) {
         let mut sockets = Vec::new();
+        let mut landed = Vec::new();
         for secret in &game.secrets {
             // Each socket to any server: the game's owner serves it wherever it lands.
             let addr = addrs[rng.below(addrs.len())];
+            landed.push(addr);
             match connect(addr, n, &game.id, Some(secret)).await {
                 Ok(ws) => sockets.push(ws),
                 Err(_) => {
@@ -383,7 +404,7 @@ async fn drive(
         }
         // Each socket's first state: no acknowledged turn missing, no version gone back.
         let mut view = View::default();
-        for ws in sockets.iter_mut().rev() {
+        for (seat, ws) in sockets.iter_mut().enumerate().rev() {
             view = View::default();
             loop {
                 let Some(m) = next(ws).await else {
@@ -395,6 +416,10 @@ async fn drive(
             }
             if view.version < seen_version {
                 counts.versions_back.fetch_add(1, Ordering::Relaxed);
+                counts.incident(format!(
+                    "game {}: seat {seat}'s first state (through {}) at version {} after {seen_version}",
+                    game.id, landed[seat], view.version
+                ));
             }
             seen_version = seen_version.max(view.version);
             if !view.turns.starts_with(&game.acknowledged) {
@@ -444,6 +469,10 @@ async fn drive(
                 if m["type"] == "error" {
                     counts.errors.fetch_add(1, Ordering::Relaxed);
                     let code = m["code"].as_str().unwrap_or("?").to_string();
+                    counts.incident(format!(
+                        "game {}: {turn} at ply {ply} by seat {mover} (through {}) met {m}",
+                        game.id, landed[mover]
+                    ));
                     if let Ok(mut codes) = counts.codes.lock() {
                         *codes.entry(code).or_default() += 1;
                     }
@@ -455,6 +484,11 @@ async fn drive(
             }
             if view.version < seen_version {
                 counts.versions_back.fetch_add(1, Ordering::Relaxed);
+                counts.incident(format!(
+                    "game {}: after {turn} at ply {ply}, version {} after {seen_version} (white \
+                     through {})",
+                    game.id, view.version, landed[0]
+                ));
             }
             seen_version = view.version;
             if view.turns.get(ply) == Some(&turn) && game.acknowledged.len() == ply {
