@@ -8,7 +8,8 @@
 use crate::catalog::VariantInfo;
 use crate::rules::Board;
 use crate::rules::board::points;
-use axum::response::Html;
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -71,14 +72,14 @@ pub struct Message<'a> {
     /// The sentence.
     pub message: &'a str,
     /// Where to go on to: the link's address and its words.
-    pub back: Option<(String, &'a str)>,
+    pub back: (String, &'a str),
 }
 
 impl Message<'_> {
     /// The page, titled after its heading, with `status`.
-    pub fn page(&self, status: axum::http::StatusCode) -> axum::response::Response {
+    pub fn page(&self, status: StatusCode) -> Response {
         let title = format!("{} · merels", self.heading);
-        axum::response::IntoResponse::into_response((status, layout(&title, &render(self), None)))
+        (status, layout(&title, &render(self), None)).into_response()
     }
 }
 

@@ -16,9 +16,9 @@ use std::collections::{BTreeMap, HashMap};
 /// The home page (`static/home.html`).
 #[derive(askama::Template)]
 #[template(path = "home.html")]
-struct Home {
+struct Home<'a> {
     challenges: Vec<Challenge>,
-    variants: Vec<Card>,
+    variants: Vec<Card<'a>>,
     live: Vec<Live>,
 }
 
@@ -31,10 +31,10 @@ struct Challenge {
 }
 
 /// A variant on the home page: its board, its words and its table setup.
-struct Card {
-    slug: String,
-    title: String,
-    summary: String,
+struct Card<'a> {
+    slug: &'a str,
+    title: &'a str,
+    summary: &'a str,
     /// Markup: the board as SVG.
     thumbnail: String,
     /// Markup: the setup form.
@@ -73,9 +73,9 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         .variants()
         .iter()
         .map(|info| Card {
-            slug: info.slug().to_string(),
-            title: info.title.clone(),
-            summary: info.summary.clone(),
+            slug: info.slug(),
+            title: &info.title,
+            summary: &info.summary,
             thumbnail: info
                 .spec
                 .configure(&BTreeMap::new())
@@ -123,8 +123,11 @@ pub async fn create(
 ) -> Response {
     // A form gets a page, not the API's JSON, when its game cannot be made.
     create_from_form(app, from, form).await.unwrap_or_else(|e| {
-        let back = ("/".to_string(), "Back to the games");
-        error_page("The game was not created", e, back)
+        error_page(
+            "The game was not created",
+            e,
+            ("/".into(), "Back to the games"),
+        )
     })
 }
 
@@ -134,7 +137,7 @@ fn error_page(heading: &str, e: ApiError, back: (String, &str)) -> Response {
     let message = Message {
         heading,
         message: &e.message,
-        back: Some(back),
+        back,
     };
     message.page(ApiError::status(e.code))
 }
@@ -184,7 +187,7 @@ async fn create_from_form(
 /// The game page (`static/game.html`, beside `static/game.js`, which uses its ids).
 #[derive(askama::Template)]
 #[template(path = "game.html")]
-struct GamePage<'a, T: std::fmt::Display> {
+struct GamePage<'a> {
     id: &'a str,
     status: &'static str,
     title: &'a str,
@@ -201,7 +204,7 @@ struct GamePage<'a, T: std::fmt::Display> {
     /// Whether the visitor came with a hand-off code that no longer works.
     stale_code: bool,
     /// The turns so far, by pairs (white's and black's).
-    turns: Vec<&'a [T]>,
+    turns: Vec<&'a [compact_str::CompactString]>,
     over: bool,
     chat_max: usize,
 }
@@ -287,7 +290,7 @@ fn not_found() -> Response {
     let message = Message {
         heading: "No such game",
         message: "The link may be mistyped.",
-        back: Some(("/".to_string(), "Start a new game")),
+        back: ("/".into(), "Start a new game"),
     };
     message.page(StatusCode::NOT_FOUND)
 }
@@ -365,20 +368,20 @@ struct AnalysisPage<'a> {
     id: &'a str,
     title: &'a str,
     kind: &'static str,
-    rows: Vec<Row>,
+    rows: Vec<Row<'a>>,
     /// JSON for the script, with `</` escaped (in a script element only that could end it).
     data: String,
 }
 
 /// One turn of the analysis table.
-struct Row {
+struct Row<'a> {
     ply: usize,
     side: &'static str,
-    turn: String,
-    value: String,
-    best: String,
-    played: String,
-    mark: String,
+    turn: &'a str,
+    value: &'a str,
+    best: &'a str,
+    played: &'a str,
+    mark: &'a str,
 }
 
 /// `GET /g/{id}/analysis`: the engine's judgement of a finished game. Without JavaScript, a table
@@ -412,15 +415,17 @@ pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Re
         .turns
         .iter()
         .map(|t| {
-            let cell = |v: Option<&str>| v.unwrap_or("not reached").to_string();
+            fn cell(v: Option<&str>) -> &str {
+                v.unwrap_or("not reached")
+            }
             Row {
                 ply: t.ply + 1,
                 side: t.side.name(),
-                turn: t.turn.to_string(),
+                turn: &t.turn,
                 value: cell(t.value.as_deref()),
                 best: cell(t.best.as_ref().map(|b| b.turn.as_str())),
                 played: cell(t.played.as_deref()),
-                mark: t.mark.as_deref().unwrap_or_default().to_string(),
+                mark: t.mark.as_deref().unwrap_or_default(),
             }
         })
         .collect();

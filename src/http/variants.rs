@@ -237,7 +237,7 @@ pub async fn page(State(app): State<AppState>, Path(slug): Path<String>) -> Resp
         let message = Message {
             heading: "No such variant",
             message: "There is no game of that name here.",
-            back: Some(("/".to_string(), "See every variant")),
+            back: ("/".into(), "See every variant"),
         };
         return message.page(StatusCode::NOT_FOUND);
     };
