@@ -402,30 +402,37 @@ async fn drive(
                 }
             }
         }
-        // Each socket's first state: no acknowledged turn missing, no version gone back.
+        // Each socket's first state: no acknowledged turn missing, and no version older than
+        // one seen before the sockets opened. (Against each other they may differ: a turn
+        // sent on a socket just dropped can still land between the two connects.) The freshest
+        // of the two is played from.
+        let before = seen_version;
         let mut view = View::default();
-        for (seat, ws) in sockets.iter_mut().enumerate().rev() {
-            view = View::default();
+        for (seat, ws) in sockets.iter_mut().enumerate() {
+            let mut first = View::default();
             loop {
                 let Some(m) = next(ws).await else {
                     continue 'connect;
                 };
-                if view.take(&m) {
+                if first.take(&m) {
                     break;
                 }
             }
-            if view.version < seen_version {
+            if first.version < before {
                 counts.versions_back.fetch_add(1, Ordering::Relaxed);
                 counts.incident(format!(
-                    "game {}: seat {seat}'s first state (through {}) at version {} after {seen_version}",
-                    game.id, landed[seat], view.version
+                    "game {}: seat {seat}'s first state (through {}) at version {} after {before}",
+                    game.id, landed[seat], first.version
                 ));
             }
-            seen_version = seen_version.max(view.version);
-            if !view.turns.starts_with(&game.acknowledged) {
+            if !first.turns.starts_with(&game.acknowledged) {
                 counts.lost.fetch_add(1, Ordering::Relaxed);
             }
+            if first.version >= view.version {
+                view = first;
+            }
         }
+        seen_version = seen_version.max(view.version);
         loop {
             if view.finished {
                 return game;
