@@ -6,6 +6,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock build.rs askama.toml ./
 COPY src src
 COPY benches benches
+# The workspace's other member (the benchmark): not built, but the workspace names it.
+COPY bench bench
 COPY migrations migrations
 COPY variants variants
 COPY static static

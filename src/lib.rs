@@ -23,7 +23,10 @@
 //!   `static/`); errors become status and close codes in one place; a game another instance owns
 //!   is forwarded to it.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
-//!   line (`src/main.rs` only calls it); [`bench`](mod@bench): the load generator and its bare baseline.
+//!   line (`src/main.rs` only calls it).
+//!
+//! The load generator, its bare baseline and the attacks on the server are the workspace member
+//! `bench/` (`merels-bench`), on this library: the server binary carries none of it.
 //!
 //! A unit test (`layers`, below) reads every `crate::` path and fails on one that points up.
 
@@ -32,7 +35,6 @@
 // tests may hold a large future for as long as they like.)
 #![warn(clippy::large_futures)]
 
-pub mod bench;
 pub mod catalog;
 pub mod cli;
 pub mod clock;
@@ -80,12 +82,6 @@ mod layers {
             ],
         ),
         (
-            "bench",
-            &[
-                "rules", "clock", "catalog", "protocol", "store", "config", "time",
-            ],
-        ),
-        (
             "server",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
@@ -96,7 +92,7 @@ mod layers {
             "cli",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "http", "server", "bench", "time", "engine",
+                "http", "server", "time", "engine",
             ],
         ),
     ];

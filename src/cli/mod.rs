@@ -33,24 +33,6 @@ enum Command {
         #[arg(long)]
         url: Option<String>,
     },
-    /// Measure merels against a bare WebSocket broadcast server (see docs/BENCHMARKS.md).
-    Bench(crate::bench::BenchArgs),
-    /// Kill a server again and again while it is played, then check that nothing was lost
-    /// (docs/SECURITY.md).
-    Chaos(crate::bench::chaos::ChaosArgs),
-    /// Send a server every kind of bad input and a flood of idle connections while a game plays,
-    /// then check that nothing changed and nothing broke (docs/SECURITY.md).
-    Hostile(crate::bench::hostile::HostileArgs),
-    /// The bare broadcast server that `merels bench` measures against.
-    #[command(hide = true)]
-    BenchBare {
-        /// Address to listen on.
-        #[arg(long)]
-        bind: std::net::SocketAddr,
-        /// The lengths of games, in plies, comma-separated: each game created ends after the next.
-        #[arg(long, value_delimiter = ',', required = true)]
-        plies: Vec<usize>,
-    },
     /// List the variants with their table options and defaults.
     Variants,
     /// Count the turn sequences of DEPTH plies (the count alone is the last line).
@@ -147,14 +129,7 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
     // Only the listing commands write to stdout, so only they hold its lock: the server logs
     // from every worker thread.
     let result = match cli.command {
-        None
-        | Some(
-            Command::Serve(_)
-            | Command::Bench(_)
-            | Command::Chaos(_)
-            | Command::Hostile(_)
-            | Command::BenchBare { .. },
-        ) => run(cli, &mut std::io::sink()),
+        None | Some(Command::Serve(_)) => run(cli, &mut std::io::sink()),
         Some(_) => run(cli, &mut std::io::stdout().lock()),
     };
     match result {
@@ -273,24 +248,6 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         }
         Some(Command::Serve(config)) => serve(*config),
         Some(Command::Health { url }) => health(url.as_deref()),
-        Some(Command::Bench(args)) => crate::bench::run(args).map_err(CliError::Input),
-        Some(Command::Chaos(args)) => crate::bench::chaos::run(args).map_err(CliError::Input),
-        Some(Command::Hostile(args)) => crate::bench::hostile::run(args).map_err(CliError::Input),
-        Some(Command::BenchBare { bind, plies }) => {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()?;
-            runtime.block_on(async move {
-                use axum::serve::ListenerExt;
-                let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|tcp| {
-                    let _ = tcp.set_nodelay(true);
-                });
-                axum::serve(listener, crate::bench::bare::router(plies))
-                    .with_graceful_shutdown(crate::server::signal())
-                    .await
-            })?;
-            Ok(())
-        }
         Some(Command::Variants) => {
             for info in catalog.variants() {
                 writeln!(out, "{:<20} {}", info.slug(), info.title)?;

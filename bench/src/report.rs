@@ -1,4 +1,4 @@
-//! What `merels bench` reports: the figures of each server, the rounds, the ratios, and the
+//! What the benchmark reports: the figures of each server, the rounds, the ratios, and the
 //! table or JSON they are printed as.
 
 use super::Database;

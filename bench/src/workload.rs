@@ -1,79 +1,88 @@
-//! The load generator's side of `merels bench`: the players and spectators of each table over
-//! real WebSockets, the minimal HTTP that creates and joins their games, and what they share
+//! The load generator's side of the benchmark: the players and spectators of each table over
+//! real WebSockets, the HTTP requests that create and join their games, and what they share
 //! (turns counted, send times, latencies).
 
 use super::Rng;
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
+use merels::protocol::{ClientMessage, Status};
+use merels::rules::Color;
+use reqwest::Method;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-/// A minimal HTTP/1.1 request: enough to create and join games.
-pub(super) async fn http(
+/// One HTTP request to the server at `addr`, with an optional JSON body and seat secret: its
+/// status and JSON answer (`null` when the answer is not JSON).
+pub async fn http(
     addr: SocketAddr,
-    method: &str,
+    method: Method,
     path: &str,
-    body: Option<&str>,
+    body: Option<&Value>,
     bearer: Option<&str>,
 ) -> Result<(u16, Value), String> {
-    let mut stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
-    let body = body.unwrap_or("");
-    let auth = bearer.map_or(String::new(), |b| format!("Authorization: Bearer {b}\r\n"));
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{auth}\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut response = Vec::new();
-    stream
-        .read_to_end(&mut response)
-        .await
-        .map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&response);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let json = text
-        .split_once("\r\n\r\n")
-        .and_then(|(_, b)| serde_json::from_str(b).ok())
-        .unwrap_or(Value::Null);
-    Ok((status, json))
+    // One client for the process. It keeps no connection between requests: the servers it
+    // talks to are killed and restarted under it, and a pooled connection to a dead one would
+    // fail a request that a fresh one serves.
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    let client = CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            // A server that is paused or killed must not hold a request for ever.
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap_or_default()
+    });
+    let mut request = client.request(method, format!("http://{addr}{path}"));
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    if let Some(secret) = bearer {
+        request = request.bearer_auth(secret);
+    }
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    let status = response.status().as_u16();
+    Ok((status, response.json().await.unwrap_or(Value::Null)))
+}
+
+/// A frame that plays `turn`.
+pub fn move_frame(turn: &str) -> Message {
+    let message = ClientMessage::Move {
+        turn: turn.to_string(),
+    };
+    Message::text(serde_json::to_string(&message).unwrap_or_default())
 }
 
 /// A game socket of the load generator's.
-pub(super) type Socket = WebSocketStream<TcpStream>;
+pub type Socket = WebSocketStream<TcpStream>;
 
 /// A new game of `variant` with both seats taken over HTTP: its id and the seats' secrets,
 /// White's and Black's.
-pub(super) async fn seated_game(
-    addr: SocketAddr,
-    variant: &str,
-) -> Result<(String, [String; 2]), String> {
-    let body = serde_json::json!({"variant": variant, "color": "white"}).to_string();
-    let (_, white) = http(addr, "POST", "/api/games", Some(&body), None).await?;
+pub async fn seated_game(addr: SocketAddr, variant: &str) -> Result<(String, [String; 2]), String> {
+    let body = json!({"variant": variant, "color": "white"});
+    let (_, white) = http(addr, Method::POST, "/api/games", Some(&body), None).await?;
     let id = white["id"].as_str().ok_or("no game was made")?.to_string();
-    let (_, black) = http(addr, "POST", &format!("/api/games/{id}/join"), None, None).await?;
+    let (_, black) = http(
+        addr,
+        Method::POST,
+        &format!("/api/games/{id}/join"),
+        None,
+        None,
+    )
+    .await?;
     let secret = |v: &Value| v["secret"].as_str().map(str::to_string).ok_or("no seat");
     Ok((id, [secret(&white)?, secret(&black)?]))
 }
 
 /// Opens a game socket from one of several loopback source addresses, so that tens of thousands
 /// of connections do not run out of ephemeral ports.
-pub(super) async fn connect(
+pub async fn connect(
     addr: SocketAddr,
     n: usize,
     id: &str,
@@ -103,7 +112,7 @@ pub(super) async fn connect(
 
 /// What every connection of the workload shares.
 #[derive(Default)]
-pub(super) struct Shared {
+pub struct Shared {
     /// Turns seen while measuring.
     pub turns: AtomicU64,
     /// Games that have ended.
@@ -128,7 +137,7 @@ type SendTimes = Arc<Mutex<HashMap<u64, Instant>>>;
 
 /// Who sits across from a table's first player.
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Opponent {
+pub enum Opponent {
     /// A second player of the load generator's, with this many spectators watching.
     Friend { spectators: usize },
     /// The computer at this level, unwatched.
@@ -138,7 +147,7 @@ pub(super) enum Opponent {
 /// One table: a game with its players and spectators, started again whenever it ends. With
 /// several servers (`addrs`), each connection goes to one of them in turn, as behind a
 /// round-robin balancer; the game's owner serves it wherever it lands.
-pub(super) async fn table(
+pub async fn table(
     addrs: Arc<[SocketAddr]>,
     slot: usize,
     variant: String,
@@ -171,12 +180,11 @@ async fn game(
     nth: u64,
 ) -> Result<(), String> {
     let (body, spectators) = match opponent {
-        Opponent::Friend { spectators } => (
-            format!("{{\"variant\":\"{variant}\",\"color\":\"white\"}}"),
-            spectators,
-        ),
+        Opponent::Friend { spectators } => {
+            (json!({"variant": variant, "color": "white"}), spectators)
+        }
         Opponent::Computer { level } => (
-            format!("{{\"variant\":\"{variant}\",\"color\":\"white\",\"computer\":{level}}}"),
+            json!({"variant": variant, "color": "white", "computer": level}),
             0,
         ),
     };
@@ -185,7 +193,7 @@ async fn game(
     let n = slot * (2 + spectators);
     let spread = if shared.by_game { 0 } else { 1 };
     let addr = |i: usize| addrs[(n + spread * i + nth as usize) % addrs.len()];
-    let (status, created) = http(addr(0), "POST", "/api/games", Some(&body), None).await?;
+    let (status, created) = http(addr(0), Method::POST, "/api/games", Some(&body), None).await?;
     if status != 201 && status != 200 {
         return Err(format!("create: {status}"));
     }
@@ -194,7 +202,7 @@ async fn game(
     let black = match opponent {
         Opponent::Friend { .. } => {
             let path = format!("/api/games/{id}/join");
-            let (status, joined) = http(addr(1), "POST", &path, None, None).await?;
+            let (status, joined) = http(addr(1), Method::POST, &path, None, None).await?;
             if status != 200 {
                 return Err(format!("join: {status}"));
             }
@@ -236,20 +244,20 @@ async fn game(
     Ok(())
 }
 
-/// The fields of a server message the load generator reads; the rest is skipped unparsed, so
-/// that the generator's own CPU is not what is measured.
+/// The fields of a server message the load generator reads, in the protocol's own types; the
+/// rest is skipped unparsed, so that the generator's own CPU is not what is measured.
 #[derive(serde::Deserialize)]
 struct Msg<'a> {
     #[serde(rename = "type", borrow)]
     kind: &'a str,
-    #[serde(default, borrow)]
-    seat: Option<&'a str>,
+    #[serde(default)]
+    seat: Option<Color>,
     #[serde(default)]
     version: u64,
-    #[serde(default, borrow)]
-    to_move: Option<&'a str>,
-    #[serde(default, borrow)]
-    status: Option<&'a str>,
+    #[serde(default)]
+    to_move: Option<Color>,
+    #[serde(default)]
+    status: Option<Status>,
     #[serde(default, borrow)]
     legal: Vec<Legal<'a>>,
     #[serde(default)]
@@ -266,7 +274,7 @@ struct Legal<'a> {
 /// Plays random legal turns whenever it is this player's turn; ends when the game does.
 async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64) {
     let mut rng = Rng::new(seed);
-    let mut seat = String::new();
+    let mut seat = None;
     let mut last_turns = usize::MAX;
     // States also go out when someone connects; move once per version.
     let mut acted = 0u64;
@@ -279,19 +287,20 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
             continue;
         };
         match m.kind {
-            "hello" => seat = m.seat.unwrap_or("").to_string(),
+            "hello" => seat = m.seat,
             "error" => {
                 shared.errors.fetch_add(1, Ordering::Relaxed);
             }
             "state" | "update" => {
-                if m.status == Some("finished") {
-                    if seat == "white" {
+                let white = seat == Some(Color::White);
+                if m.status == Some(Status::Finished) {
+                    if white {
                         shared.games_ended.fetch_add(1, Ordering::Relaxed);
                     }
                     return;
                 }
                 let turns = m.plies;
-                if seat == "white" {
+                if white {
                     if turns != last_turns
                         && last_turns != usize::MAX
                         && shared.measuring.load(Ordering::Relaxed)
@@ -300,8 +309,9 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
                     }
                     last_turns = turns;
                 }
-                if m.to_move != Some(seat.as_str())
-                    || m.status != Some("playing")
+                if seat.is_none()
+                    || m.to_move != seat
+                    || m.status != Some(Status::Playing)
                     || m.legal.is_empty()
                     || (m.version <= acted && acted != 0)
                 {
@@ -310,8 +320,7 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
                 acted = m.version;
                 let turn = m.legal[rng.below(m.legal.len())].turn;
                 sent.lock().unwrap().insert(m.version + 1, Instant::now());
-                let frame = format!("{{\"type\":\"move\",\"move\":\"{turn}\"}}");
-                if ws.send(Message::text(frame)).await.is_err() {
+                if ws.send(move_frame(turn)).await.is_err() {
                     return;
                 }
             }

@@ -1,4 +1,4 @@
-//! `merels chaos`: servers killed again and again while they are played. It starts merels as
+//! `merels-bench chaos`: servers killed again and again while they are played. It starts merels as
 //! child processes (one, or `--instances N` on one PostgreSQL database, each client connecting
 //! to any of them at random, as behind a round-robin balancer), plays random games over real
 //! WebSockets, and kills a server (SIGKILL or SIGTERM, at random moments; SIGKILL every
@@ -16,18 +16,19 @@
 
 use super::Rng;
 use super::child::Server;
-use super::workload::{Socket, connect, http, seated_game};
-use crate::catalog::{Catalog, parse_options};
-use crate::store::Store;
+use super::workload::{Socket, connect, http, move_frame, seated_game};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use merels::catalog::{Catalog, parse_options};
+use merels::store::Store;
+use reqwest::Method;
+use serde_json::Value;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio_tungstenite::tungstenite::Message;
 
-/// `merels chaos` settings.
+/// `merels-bench chaos` settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ChaosArgs {
     /// Games played at once.
@@ -110,11 +111,11 @@ struct Game {
 }
 
 async fn chaos(args: ChaosArgs) -> Result<(), String> {
-    let dir = super::tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let url = args
         .database_url
         .clone()
-        .unwrap_or_else(|| format!("sqlite:{}", dir.0.join("chaos.db").display()));
+        .unwrap_or_else(|| format!("sqlite:{}", dir.path().join("chaos.db").display()));
     if args.instances > 1 && !url.starts_with("postgres") {
         return Err("several instances share a PostgreSQL database: give --database-url".into());
     }
@@ -122,7 +123,7 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
     let mut servers = Vec::new();
     for n in 0..args.instances.max(1) {
         let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
-        let log = dir.0.join(format!("server-{n}.log"));
+        let log = dir.path().join(format!("server-{n}.log"));
         servers.push(Server::start(addr, &url, &FAST, &log).await?);
         addrs.push(addr);
     }
@@ -147,7 +148,7 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         hard_kills += usize::from(hard);
         let victim = rng.below(servers.len());
         servers[victim].kill(hard);
-        let log = dir.0.join(format!("server-{victim}.log"));
+        let log = dir.path().join(format!("server-{victim}.log"));
         servers[victim] = Server::start(addrs[victim], &url, &FAST, &log).await?;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -163,7 +164,7 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         let deadline = tokio::time::Instant::now() + STALL;
         let state = loop {
             let addr = addrs[rng.below(addrs.len())];
-            let (status, state) = http(addr, "GET", &path, None, None).await?;
+            let (status, state) = http(addr, Method::GET, &path, None, None).await?;
             if status != 503 || tokio::time::Instant::now() > deadline {
                 break state;
             }
@@ -237,7 +238,7 @@ async fn check(
         let variant = catalog
             .configure(game.variant, &options)
             .map_err(|e| e.to_string())?;
-        let mut replay = crate::rules::Game::new(variant.clone());
+        let mut replay = merels::rules::Game::new(variant.clone());
         for text in &turns {
             if replay.outcome().is_some() {
                 after_end += 1;
@@ -447,11 +448,7 @@ async fn drive(
                 return game;
             };
             let ply = view.plies;
-            let sent = sockets[mover]
-                .send(Message::text(
-                    json!({"type": "move", "move": turn}).to_string(),
-                ))
-                .await;
+            let sent = sockets[mover].send(move_frame(&turn)).await;
             if sent.is_err() {
                 continue 'connect;
             }

@@ -1,4 +1,4 @@
-//! The server that `merels chaos` and `merels hostile` attack: this very binary started as a
+//! The server that `chaos` and `hostile` attack: merels, from this very binary, started as a
 //! child process on a fixed address and database, its log kept to be read after.
 
 use super::workload::http;
@@ -47,7 +47,7 @@ impl Server {
             log: log.to_path_buf(),
         };
         for _ in 0..400 {
-            if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
+            if let Ok((200, _)) = http(addr, reqwest::Method::GET, "/readyz", None, None).await {
                 return Ok(server);
             }
             tokio::time::sleep(Duration::from_millis(25)).await;

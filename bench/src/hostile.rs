@@ -1,4 +1,4 @@
-//! `merels hostile`: one server, with its default limits, under the input an adversary sends, while
+//! `merels-bench hostile`: one server, with its default limits, under the input an adversary sends, while
 //! a canary game keeps playing. Attackers watching a game send frames of every bad kind (random
 //! bytes, truncated and deeply nested JSON, huge numbers, unknown types, a spectator acting, a
 //! player moving for the other seat, oversized messages), each at a rate the limits let through
@@ -10,6 +10,7 @@ use super::Rng;
 use super::child::Server;
 use super::workload::{Socket, connect, http, seated_game};
 use futures_util::{SinkExt, StreamExt};
+use reqwest::Method;
 use serde_json::{Value, json};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
-/// `merels hostile` settings.
+/// `merels-bench hostile` settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct HostileArgs {
     /// Bad frames sent in all.
@@ -106,10 +107,10 @@ struct Tally {
 }
 
 async fn hostile(args: HostileArgs) -> Result<(), String> {
-    let dir = super::tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
-    let url = format!("sqlite:{}", dir.0.join("hostile.db").display());
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let url = format!("sqlite:{}", dir.path().join("hostile.db").display());
     let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
-    let log = dir.0.join("server.log");
+    let log = dir.path().join("server.log");
     // The limits as shipped; only the canary's new games may come faster than a person's.
     let env = [("MERELS_GAMES_PER_MINUTE", "100000")];
     let mut server = Server::start(addr, &url, &env, &log).await?;
@@ -153,7 +154,7 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
     let asked = Instant::now();
     let health = tokio::time::timeout(
         Duration::from_secs(2),
-        http(addr, "GET", "/healthz", None, None),
+        http(addr, Method::GET, "/healthz", None, None),
     )
     .await
     .map_err(|_| "/healthz did not answer during the flood")??;
@@ -196,9 +197,11 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
 }
 
 async fn state(addr: SocketAddr, id: &str) -> Result<Value, String> {
-    Ok(http(addr, "GET", &format!("/api/games/{id}"), None, None)
-        .await?
-        .1)
+    Ok(
+        http(addr, Method::GET, &format!("/api/games/{id}"), None, None)
+            .await?
+            .1,
+    )
 }
 
 /// The next text message, or `None` when the connection closed or went quiet.
@@ -291,10 +294,10 @@ async fn play_canary(addr: SocketAddr, tally: Arc<Tally>, stop: Arc<AtomicBool>)
             } else {
                 &black
             };
-            let body = json!({"move": turn["turn"]}).to_string();
+            let body = json!({"move": turn["turn"]});
             let started = Instant::now();
             let path = format!("/api/games/{id}/move");
-            if let Ok((200, _)) = http(addr, "POST", &path, Some(&body), Some(secret)).await {
+            if let Ok((200, _)) = http(addr, Method::POST, &path, Some(&body), Some(secret)).await {
                 tally.canary_turns.fetch_add(1, Ordering::Relaxed);
                 let ms = started.elapsed().as_millis() as u64;
                 tally.canary_worst_ms.fetch_max(ms, Ordering::Relaxed);

@@ -1,14 +1,19 @@
-//! `merels bench`: the load generator. It starts a server as a child process (merels itself, then
-//! the bare broadcast server of [`bare`] as the physical limit), opens N games with two players
-//! and S spectators each over real WebSockets, and plays random legal turns in a closed loop: each
-//! player moves as soon as it sees that it is its turn. It reports turns per second, the latency
-//! from a player's send to the spectators' receipt, errors, and the server's memory and CPU.
-//! With `--computer-games`, merels also hosts that many games against the computer, each with a
-//! player moving at random as soon as it may, so that the computer's threads are busy throughout:
-//! the human games' figures then show what a busy computer costs them.
+//! `merels-bench`: what measures merels and what attacks it, a workspace member of its own so
+//! that the server binary carries none of it. [`cli`] is its command line; the servers it measures
+//! and attacks are child processes of this very binary (merels from the library, as `merels serve`
+//! runs it, and the bare server of [`bare`]).
 //!
-//! The clients (players, spectators, the HTTP that makes their games) are in `workload`, the
-//! figures and how they are printed in `report`; here are the servers and the measuring.
+//! The benchmark, here: it starts a server as a child process (merels, then the bare broadcast
+//! server as the physical limit), opens N games with two players and S spectators each over real
+//! WebSockets, and plays random legal turns in a closed loop: each player moves as soon as it sees
+//! that it is its turn. It reports turns per second, the latency from a player's send to the
+//! spectators' receipt, errors, and the server's memory and CPU. With `--computer-games`, merels
+//! also hosts that many games against the computer, each with a player moving at random as soon as
+//! it may, so that the computer's threads are busy throughout: the human games' figures then show
+//! what a busy computer costs them.
+//!
+//! The clients (players, spectators, the HTTP requests that make their games) are in `workload`,
+//! the figures and how they are printed in `report`; here are the servers and the measuring.
 //! [`chaos`] and [`hostile`] attack a server of their own (`child`) with the same clients.
 //!
 //! Benchmarks are commands, not tests: nothing here asserts a speed.
@@ -16,6 +21,7 @@
 pub mod bare;
 pub mod chaos;
 mod child;
+pub mod cli;
 pub mod hostile;
 mod report;
 mod workload;
@@ -29,7 +35,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use workload::{Opponent, Shared, http, table};
 
-/// `merels bench` settings.
+/// The benchmark's settings.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchArgs {
     /// Games played at once.
@@ -194,7 +200,7 @@ enum Kind {
 struct Server {
     child: Child,
     addr: SocketAddr,
-    _dir: Option<tempfile_dir::Dir>,
+    _dir: Option<tempfile::TempDir>,
 }
 
 impl Drop for Server {
@@ -211,29 +217,6 @@ impl Drop for Server {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-/// A temporary folder for the benchmark's SQLite file, without a dev-only crate.
-mod tempfile_dir {
-    pub struct Dir(pub std::path::PathBuf);
-
-    impl Dir {
-        pub fn new() -> std::io::Result<Dir> {
-            let path = std::env::temp_dir().join(format!(
-                "merels-bench-{}-{}",
-                std::process::id(),
-                crate::time::wall_ms()
-            ));
-            std::fs::create_dir_all(&path)?;
-            Ok(Dir(path))
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
     }
 }
 
@@ -274,19 +257,13 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
     let mut dir = None;
     match kind {
         Kind::Bare => {
-            cmd.args([
-                "bench-bare",
-                "--bind",
-                &addr.to_string(),
-                "--plies",
-                bare_plies,
-            ]);
+            cmd.args(["bare", "--bind", &addr.to_string(), "--plies", bare_plies]);
         }
         Kind::Merels(_) => {
             let url = match args.database {
                 Database::Sqlite => {
-                    let d = tempfile_dir::Dir::new().map_err(|e| e.to_string())?;
-                    let url = format!("sqlite:{}", d.0.join("bench.db").display());
+                    let d = tempfile::tempdir().map_err(|e| e.to_string())?;
+                    let url = format!("sqlite:{}", d.path().join("bench.db").display());
                     dir = Some(d);
                     url
                 }
@@ -319,7 +296,7 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
         _dir: dir,
     };
     for _ in 0..400 {
-        if let Ok((200, _)) = http(addr, "GET", "/readyz", None, None).await {
+        if let Ok((200, _)) = http(addr, reqwest::Method::GET, "/readyz", None, None).await {
             return Ok(server);
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
@@ -392,13 +369,13 @@ fn random_game_lengths(variant: &str, count: usize, seed: u64) -> Result<Vec<usi
     // A game of random turns ends long before this; the cap only guards against a variant that
     // could go on for ever.
     const MOST_PLIES: usize = 10_000;
-    let variant = crate::catalog::Catalog::builtin()
+    let variant = merels::catalog::Catalog::builtin()
         .configure(variant, &std::collections::BTreeMap::new())
         .map_err(|e| e.to_string())?;
     let mut rng = Rng::new(seed);
     Ok((0..count)
         .map(|_| {
-            let mut game = crate::rules::Game::new(variant.clone());
+            let mut game = merels::rules::Game::new(variant.clone());
             while game.outcome().is_none() && game.turns().len() < MOST_PLIES {
                 let legal = game.legal_turns();
                 let Some(&turn) = legal.get(rng.below(legal.len().max(1))) else {

@@ -1,14 +1,8 @@
-//! The physical limit for `merels bench`: a bare WebSocket broadcast server that speaks just
+//! The physical limit for the benchmark: a bare WebSocket broadcast server that speaks just
 //! enough of the protocol for the same client (create, join, hello, state, update, move) and
 //! sends the same messages, built from the same types and encoded the same way, but checks no
 //! rules and stores nothing.
 
-use crate::catalog::Catalog;
-use crate::clock::TimeControl;
-use crate::protocol::{
-    GameState, Men, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status, TurnView,
-};
-use crate::rules::{Color, Termination};
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -16,6 +10,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use compact_str::CompactString;
 use futures_util::{SinkExt, StreamExt};
+use merels::catalog::Catalog;
+use merels::clock::TimeControl;
+use merels::protocol::{
+    GameState, Men, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status, TurnView,
+};
+use merels::rules::{Color, Termination};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
@@ -107,7 +107,7 @@ impl Game {
             time_control: TimeControl::Untimed,
             clock: None,
             claim: None,
-            chat: crate::protocol::ChatCounts::default(),
+            chat: merels::protocol::ChatCounts::default(),
         }
     }
 
@@ -182,6 +182,25 @@ struct Incoming<'a> {
     turn: Option<&'a str>,
 }
 
+/// Serves the bare server on `bind`, on one thread and with Nagle off, until SIGINT or SIGTERM.
+pub fn serve(bind: std::net::SocketAddr, lengths: Vec<usize>) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime
+        .block_on(async move {
+            use axum::serve::ListenerExt;
+            let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            axum::serve(listener, router(lengths))
+                .with_graceful_shutdown(merels::server::signal())
+                .await
+        })
+        .map_err(|e| e.to_string())
+}
+
 /// The bare server's routes. Its games end after the given numbers of plies, taken in turn; the
 /// load generator passes the lengths of random games of the variant it plays (at least one).
 pub fn router(lengths: Vec<usize>) -> Router {
@@ -236,10 +255,10 @@ async fn upgrade(
     };
     ws.read_buffer_size(4096)
         .write_buffer_size(4096)
-        .on_upgrade(move |socket| serve(socket, bare, id, seat))
+        .on_upgrade(move |socket| connection(socket, bare, id, seat))
 }
 
-async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Color>) {
+async fn connection(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Color>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Utf8Bytes>();
     let _ = tx.send(hello(&id, seat, &bare.board));
     {
@@ -284,7 +303,7 @@ async fn serve(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option<Colo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Game as RulesGame;
+    use merels::rules::Game as RulesGame;
     use std::collections::BTreeSet;
 
     fn nine(turns: &[&str]) -> RulesGame {
