@@ -15,10 +15,12 @@ use crate::time::{room_ms, wall_ms};
 /// sent there).
 pub(super) async fn take(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
     let store = rooms.store();
-    match store.claim(id, &rooms.lease().instance, wall_ms()).await? {
-        Some(_) => {
+    let now = wall_ms();
+    match store.claim(id, &rooms.lease().instance, now).await? {
+        Some(claim) => {
             rooms.metrics().games_taken.inc();
-            load(rooms, id).await
+            let unserved = claim.unserved_since.map(|since| (since, now));
+            load(rooms, id, unserved).await
         }
         None if store.load(id).await?.is_none() => Err(RoomError::NotFound),
         None => Err(RoomError::Unavailable),
@@ -26,17 +28,32 @@ pub(super) async fn take(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
 }
 
 /// Reads the game from the store into a table; [`RoomError::NotFound`] if there is none.
-pub(super) async fn load(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
+/// `unserved`: from when until when nobody served the game, if it was taken from an owner that
+/// died.
+pub(super) async fn load(
+    rooms: &Rooms,
+    id: &str,
+    unserved: Option<(i64, i64)>,
+) -> Result<Table, RoomError> {
     let stored = rooms.store().load(id).await?.ok_or(RoomError::NotFound)?;
     let mut table = table_from(rooms.catalog(), &rooms.inner.config, stored)?;
-    // The time no server ran since the current turn began is nobody's: the turn begins that
-    // much later.
-    if table.status == Status::Playing
-        && let Some(clock) = &mut table.clock
-    {
-        clock.since += rooms.store().downtime_since(clock.since);
+    // The time since the current turn began that no server ran, or that no server served this
+    // game (its owner had died), is nobody's: the turn begins that much later. When every
+    // instance was down the two overlap, hence the larger rather than the sum.
+    if let Some(clock) = running(&mut table) {
+        let outage = rooms.store().downtime_since(clock.since);
+        let unserved = unserved.map_or(0, |(from, to)| (to - from.max(clock.since)).max(0));
+        clock.since += outage.max(unserved);
     }
     Ok(table)
+}
+
+/// The game's clock, if it is timed and in play.
+fn running(table: &mut Table) -> Option<&mut Clock> {
+    if table.status != Status::Playing {
+        return None;
+    }
+    table.clock.as_mut()
 }
 
 /// Rebuilds a table from what the store holds: the variant with its options, then every turn.

@@ -468,7 +468,7 @@ impl Room {
     /// Replaces the table with what the store holds (after losing a write to another server),
     /// and pushes it to everyone.
     pub(super) async fn reload(&mut self, rooms: &Rooms) {
-        match load(rooms, &self.table.id).await {
+        match load(rooms, &self.table.id, None).await {
             Ok(fresh) if fresh.epoch != self.table.epoch => {
                 // Another instance took the game: its room is the game's now.
                 rooms.metrics().rooms_fenced.inc();

@@ -21,6 +21,17 @@ pub struct Owner {
     pub address: String,
 }
 
+/// A game taken by [`Store::claim`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Claim {
+    /// The game's new epoch, which every write of the new owner's room carries.
+    pub epoch: i64,
+    /// When the game was taken from an owner that died (its lease lapsed while it held the game),
+    /// that owner's last renewal: since then, as far as anyone can tell, nobody served the game.
+    /// `None` when the game was given up, or never owned.
+    pub unserved_since: Option<i64>,
+}
+
 impl Store {
     /// Registers instance `id`, reachable by its peers at `address`, or renews its lease: it
     /// holds until `until` (ms).
@@ -33,9 +44,10 @@ impl Store {
     ) -> Result<(), StoreError> {
         on_pool!(&self.backend, pool => {
             sqlx::query(
-                "INSERT INTO instances (id, address, lease_until, started_at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO UPDATE \
-                 SET address = excluded.address, lease_until = excluded.lease_until",
+                "INSERT INTO instances (id, address, lease_until, started_at, renewed_at) \
+                 VALUES ($1, $2, $3, $4, $4) ON CONFLICT (id) DO UPDATE \
+                 SET address = excluded.address, lease_until = excluded.lease_until, \
+                 renewed_at = excluded.renewed_at",
             )
             .bind(id)
             .bind(address)
@@ -76,10 +88,21 @@ impl Store {
     }
 
     /// Takes game `id` for instance `me` at `now`: possible when nobody owns it, `me` does, or
-    /// its owner's lease has lapsed. Returns the new epoch, or `None` when another live instance
-    /// owns it, or there is no such game.
-    pub async fn claim(&self, id: &str, me: &str, now: i64) -> Result<Option<i64>, StoreError> {
+    /// its owner's lease has lapsed. `None` when another live instance owns it, or there is no
+    /// such game.
+    pub async fn claim(&self, id: &str, me: &str, now: i64) -> Result<Option<Claim>, StoreError> {
         on_pool!(&self.backend, pool => {
+            // Read first: a race with another claimant is settled by the update, and at worst
+            // credits a clock with time that was nobody's anyway.
+            let died: Option<(i64,)> = sqlx::query_as(
+                "SELECT i.renewed_at FROM games g JOIN instances i ON i.id = g.owner \
+                 WHERE g.id = $1 AND g.owner <> $2 AND i.lease_until <= $3",
+            )
+            .bind(id)
+            .bind(me)
+            .bind(now)
+            .fetch_optional(pool)
+            .await?;
             let epoch: Option<(i64,)> = sqlx::query_as(
                 "UPDATE games SET owner = $2, epoch = epoch + 1 WHERE id = $1 \
                  AND (owner IS NULL OR owner = $2 OR NOT EXISTS (SELECT 1 FROM instances \
@@ -91,7 +114,10 @@ impl Store {
             .bind(now)
             .fetch_optional(pool)
             .await?;
-            Ok(epoch.map(|(e,)| e))
+            Ok(epoch.map(|(epoch,)| Claim {
+                epoch,
+                unserved_since: died.map(|(at,)| at),
+            }))
         })
     }
 

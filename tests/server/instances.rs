@@ -337,6 +337,66 @@ async fn a_paused_owner_cannot_write_after_it_was_replaced() {
     drop((a, b));
 }
 
+/// An owner killed outright (SIGKILL) holds its games until its lease lapses; the instance that
+/// then takes one does not charge the player to move for the time nobody served the game (from
+/// the dead owner's last renewal), as one server does not across its own restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("dead").await;
+    let dir = tempfile::tempdir().unwrap();
+    // Renewed every 2 s: B may take A's games 4 to 6 s after A dies.
+    let env = [
+        ("MERELS_LEASE_SECS", "6"),
+        ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
+    ];
+    let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let on_a = a.http();
+    let white = on_a.create_timed("six-mens-morris", "white", "5+0").await;
+    let black = on_a.join(&white.id).await;
+    assert_eq!(on_a.play(&white, "a1").await.0, 200);
+    assert_eq!(on_a.play(&black, "e5").await.0, 200);
+    let before = on_a.state(&white.id).await;
+    assert_eq!(before["clock"]["running"], "white");
+    let left = before["clock"]["white_ms"].as_i64().unwrap();
+    a.kill();
+    let killed = tokio::time::Instant::now();
+
+    // Through B: unavailable while A's lease holds, then B's.
+    let on_b = b.http();
+    let path = format!("/api/games/{}", white.id);
+    let after = loop {
+        let (status, body) = on_b.request("GET", &path, None, None).await;
+        if status == 200 {
+            break body;
+        }
+        assert_eq!(status, 503, "{body}");
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "B never took the game"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let waited = killed.elapsed();
+    assert!(
+        waited >= Duration::from_secs(3),
+        "A's lease held {waited:?}"
+    );
+    assert_eq!(after["clock"]["running"], "white");
+    // At most the time between White's turn beginning and A's last renewal (under 2 s) is
+    // White's; without the credit it would be all of the wait.
+    let spent = left - after["clock"]["white_ms"].as_i64().unwrap();
+    assert!(
+        (0..2_500).contains(&spent),
+        "White was charged {spent} ms across {waited:?} with no server for the game"
+    );
+    assert_eq!(after["clock"]["black_ms"], before["clock"]["black_ms"]);
+    let (status, body) = on_b.play(&white, "a3").await;
+    assert_eq!(status, 200, "{body}");
+    drop(b);
+}
+
 /// SQLite serves one instance: a second process on the same file stops at once and says why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_process_on_one_sqlite_file_is_refused() {

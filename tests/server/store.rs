@@ -599,6 +599,11 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
     stale.close().await;
 }
 
+/// The epoch of a claim that took the game.
+fn epoch(claim: Option<merels::store::owners::Claim>) -> Option<i64> {
+    claim.map(|c| c.epoch)
+}
+
 /// Two instances, A on `a` and B on `b`: a game runs under one owner at a time, and once B has
 /// taken it, nothing A decided is stored.
 async fn owners_fence_each_other(a: &Store, b: &Store) {
@@ -611,7 +616,7 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
     b.register("B", "b.internal:8081", at, at + lease)
         .await
         .unwrap();
-    assert_eq!(a.claim("o1", "A", at).await.unwrap(), Some(2));
+    assert_eq!(epoch(a.claim("o1", "A", at).await.unwrap()), Some(2));
     assert_eq!(
         b.claim("o1", "B", at).await.unwrap(),
         None,
@@ -628,7 +633,9 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
     // A's lease lapses (paused, cut off): B takes the game, and A can no longer write it.
     let later = at + lease + 1;
     assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
-    assert_eq!(b.claim("o1", "B", later).await.unwrap(), Some(3));
+    // Taken from an owner that died: the game was served by nobody since A last renewed.
+    let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
+    assert_eq!((taken.epoch, taken.unserved_since), (3, Some(at)));
     assert!(
         !a.write(turn_by("o1", 1, "e5", 3, 2)).await.unwrap(),
         "a turn from the old owner"
@@ -684,11 +691,21 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
     );
     b.release("o1", "B", 3).await.unwrap();
     assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
-    assert_eq!(a.claim("o1", "A", later).await.unwrap(), Some(4));
+    let taken = a.claim("o1", "A", later).await.unwrap().unwrap();
+    assert_eq!(
+        (taken.epoch, taken.unserved_since),
+        (4, None),
+        "given up, not dead"
+    );
     // A stops for good: its games are anyone's.
     a.deregister("A").await.unwrap();
     assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
-    assert_eq!(b.claim("o1", "B", later).await.unwrap(), Some(5));
+    let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
+    assert_eq!(
+        (taken.epoch, taken.unserved_since),
+        (5, None),
+        "given up, not dead"
+    );
 }
 
 #[tokio::test]
