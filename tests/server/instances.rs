@@ -23,6 +23,24 @@ async fn two(
     ]
 }
 
+/// Two instances as processes on one fresh database, with a lease of `lease_secs` seconds; the
+/// folder they run in comes first, to be dropped after them.
+async fn two_processes(
+    cluster: &PgCluster,
+    name: &str,
+    lease_secs: &str,
+) -> (tempfile::TempDir, Process, Process) {
+    let url = cluster.database(name).await;
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("MERELS_LEASE_SECS", lease_secs),
+        ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
+    ];
+    let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    (dir, a, b)
+}
+
 /// Waits until every client has the game at `plies` turns, each within [`SEEN_WITHIN`]; returns
 /// the version they all agree on.
 async fn all_see(clients: &mut [&mut Ws], plies: usize) -> Value {
@@ -287,14 +305,7 @@ async fn a_game_moves_on_when_its_owner_stops_or_idles() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_owner_cannot_write_after_it_was_replaced() {
     let cluster = PgCluster::start();
-    let url = cluster.database("zombie").await;
-    let dir = tempfile::tempdir().unwrap();
-    let env = [
-        ("MERELS_LEASE_SECS", "2"),
-        ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
-    ];
-    let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
-    let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let (_dir, a, b) = two_processes(&cluster, "zombie", "2").await;
     let (on_a, on_b) = (a.http(), b.http());
     let white = on_a.create("six-mens-morris", "white").await;
     let black = on_a.join(&white.id).await;
@@ -343,15 +354,8 @@ async fn a_paused_owner_cannot_write_after_it_was_replaced() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
     let cluster = PgCluster::start();
-    let url = cluster.database("dead").await;
-    let dir = tempfile::tempdir().unwrap();
     // Renewed every 2 s: B may take A's games 4 to 6 s after A dies.
-    let env = [
-        ("MERELS_LEASE_SECS", "6"),
-        ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
-    ];
-    let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
-    let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    let (_dir, a, b) = two_processes(&cluster, "dead", "6").await;
     let on_a = a.http();
     let white = on_a.create_timed("six-mens-morris", "white", "5+0").await;
     let black = on_a.join(&white.id).await;
