@@ -1,11 +1,10 @@
 //! The server that `chaos` and `hostile` attack: merels, from this very binary, started as a
 //! child process on a fixed address and database, its log kept to be read after.
 
-use super::workload::http;
+use super::workload::until_ready;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 /// A server child process.
 pub(super) struct Server {
@@ -46,13 +45,8 @@ impl Server {
             child,
             log: log.to_path_buf(),
         };
-        for _ in 0..400 {
-            if let Ok((200, _)) = http(addr, reqwest::Method::GET, "/readyz", None, None).await {
-                return Ok(server);
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        Err("the server never became ready".into())
+        until_ready(addr).await?;
+        Ok(server)
     }
 
     /// Whether the process still runs.

@@ -33,7 +33,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use workload::{Opponent, Shared, http, table};
+use workload::{Opponent, Shared, table};
 
 /// The benchmark's settings.
 #[derive(Debug, Clone, clap::Args)]
@@ -295,13 +295,8 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
         addr,
         _dir: dir,
     };
-    for _ in 0..400 {
-        if let Ok((200, _)) = http(addr, reqwest::Method::GET, "/readyz", None, None).await {
-            return Ok(server);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    Err("the server never became ready".into())
+    workload::until_ready(addr).await?;
+    Ok(server)
 }
 
 fn which(tool: &str) -> bool {

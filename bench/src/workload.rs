@@ -51,6 +51,17 @@ pub async fn http(
     Ok((status, response.json().await.unwrap_or(Value::Null)))
 }
 
+/// Waits until the server at `addr` says it is ready (`/readyz`), for up to ten seconds.
+pub async fn until_ready(addr: SocketAddr) -> Result<(), String> {
+    for _ in 0..400 {
+        if let Ok((200, _)) = http(addr, Method::GET, "/readyz", None, None).await {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err("the server never became ready".into())
+}
+
 /// A frame that plays `turn`.
 pub fn move_frame(turn: &str) -> Message {
     let message = ClientMessage::Move {

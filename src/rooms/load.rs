@@ -40,20 +40,14 @@ pub(super) async fn load(
     // The time since the current turn began that no server ran, or that no server served this
     // game (its owner had died), is nobody's: the turn begins that much later. When every
     // instance was down the two overlap, hence the larger rather than the sum.
-    if let Some(clock) = running(&mut table) {
+    if table.status == Status::Playing
+        && let Some(clock) = &mut table.clock
+    {
         let outage = rooms.store().downtime_since(clock.since);
         let unserved = unserved.map_or(0, |(from, to)| (to - from.max(clock.since)).max(0));
         clock.since += outage.max(unserved);
     }
     Ok(table)
-}
-
-/// The game's clock, if it is timed and in play.
-fn running(table: &mut Table) -> Option<&mut Clock> {
-    if table.status != Status::Playing {
-        return None;
-    }
-    table.clock.as_mut()
 }
 
 /// Rebuilds a table from what the store holds: the variant with its options, then every turn.
