@@ -151,6 +151,13 @@ pub struct Config {
     #[arg(long, env = "MERELS_LEASE_SECS", default_value_t = 10.0)]
     pub lease_secs: f64,
 
+    /// The NATS server the instances on one PostgreSQL database share (`nats://host:port`):
+    /// each instance then keeps the sockets that reach it, whichever instance owns their game,
+    /// and the owner sends each change once to each instance with viewers. Without it, sockets
+    /// are forwarded to the owner. Unused with SQLite.
+    #[arg(long, env = "MERELS_NATS_URL")]
+    pub nats_url: Option<String>,
+
     /// Worker threads of the runtime: 0 for one per core, 1 for the single-threaded scheduler.
     #[arg(long, env = "MERELS_WORKER_THREADS", default_value_t = 0)]
     pub worker_threads: usize,
@@ -218,6 +225,7 @@ impl Config {
             internal_bind: SocketAddr::new(bind.ip(), 0),
             internal_addr: None,
             lease_secs: 10.0,
+            nats_url: None,
         }
     }
 

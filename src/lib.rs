@@ -21,7 +21,7 @@
 //!   this instance's lease on them.
 //! - [`http`] (with the WebSocket under it): the transports and the pages (askama templates in
 //!   `static/`); errors become status and close codes in one place; a game another instance owns
-//!   is forwarded to it.
+//!   is forwarded to it, or, with a NATS bus, its sockets stay here and are relayed.
 //! - [`config`], [`server`]: settings and wiring, with graceful shutdown; [`cli`]: the command
 //!   line (`src/main.rs` only calls it).
 //!

@@ -61,6 +61,8 @@ pub struct Metrics {
     pub lease_lapses: Counter,
     /// Requests and sockets served by forwarding them to the game's owner.
     pub forwarded: Counter,
+    /// Sockets served here, over the bus, for games another instance owns.
+    pub relayed: Counter,
 }
 
 impl Default for Metrics {
@@ -90,6 +92,7 @@ impl Metrics {
             rooms_fenced: Counter::default(),
             lease_lapses: Counter::default(),
             forwarded: Counter::default(),
+            relayed: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -161,6 +164,11 @@ impl Metrics {
             "forwarded",
             "Requests and sockets forwarded to the instance that owns their game",
             m.forwarded.clone(),
+        );
+        registry.register(
+            "relayed",
+            "Sockets served here, over the bus, for games another instance owns",
+            m.relayed.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -6,6 +6,7 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::http::forward::Peers;
 use crate::http::listen::{self, Caps, Gate, Refusal};
+use crate::http::relay::Relay;
 use crate::http::{AppState, internal_router, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
@@ -83,7 +84,20 @@ pub async fn run(
     );
     // Registered before serving: a game made here is owned by a live instance from the start.
     rooms.renew().await?;
-    let lease = tokio::spawn(renew_lease(rooms.clone(), peers.clone(), stop.clone()));
+    let relay = match (&config.nats_url, &peers) {
+        (Some(url), Some(_)) => Some(
+            Relay::start(url, rooms.clone(), metrics.clone(), stop.clone())
+                .await
+                .map_err(|e| std::io::Error::other(e.to_string()))?,
+        ),
+        _ => None,
+    };
+    let lease = tokio::spawn(renew_lease(
+        rooms.clone(),
+        peers.clone(),
+        relay.clone(),
+        stop.clone(),
+    ));
     let sweep = tokio::spawn(sweep_stale_games(
         rooms.clone(),
         config.abandon_after(),
@@ -99,7 +113,7 @@ pub async fn run(
         by_address: !config.trust_forwarded_for,
     });
     let header_timeout = config.header_timeout();
-    let state = AppState::new(rooms.clone(), config, metrics.clone(), peers);
+    let state = AppState::new(rooms.clone(), config, metrics.clone(), peers, relay.clone());
     let app = router(state.clone());
     // The internal address has no caps by address: every connection there is a peer's,
     // carrying many clients' requests (each checked by its own client's limits).
@@ -153,6 +167,10 @@ pub async fn run(
     {
         tracing::warn!("games still writing at the shutdown deadline");
     }
+    // The rooms' last words to sockets on other instances (reconnect) go out over the bus.
+    if let Some(relay) = &relay {
+        relay.flush().await;
+    }
     // The rooms have told every socket to reconnect (1012); the process waits for the sockets to
     // send it and close, rather than end with the words unsent.
     let drained = async {
@@ -200,8 +218,13 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
 }
 
 /// Renews this instance's lease every third of its length, until shutdown; and cuts the
-/// sockets forwarded to peers whose own lease no longer holds.
-async fn renew_lease(rooms: Rooms, peers: Option<Peers>, stop: CancellationToken) {
+/// sockets forwarded or relayed to peers whose own lease no longer holds.
+async fn renew_lease(
+    rooms: Rooms,
+    peers: Option<Peers>,
+    relay: Option<Relay>,
+    stop: CancellationToken,
+) {
     // The first renewal is due a period after the one made at start.
     let period = rooms.lease().length / 3;
     let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
@@ -213,8 +236,13 @@ async fn renew_lease(rooms: Rooms, peers: Option<Peers>, stop: CancellationToken
                     tracing::warn!(error = %e, "could not renew this instance's lease");
                 }
                 if let Some(peers) = &peers {
-                    match rooms.store().live_addresses(crate::time::wall_ms()).await {
-                        Ok(live) => peers.cut_all_but(&live),
+                    match rooms.store().live_instances(crate::time::wall_ms()).await {
+                        Ok(live) => {
+                            peers.cut_all_but(&live);
+                            if let Some(relay) = &relay {
+                                relay.keep_only(&live);
+                            }
+                        }
                         Err(e) => tracing::warn!(error = %e, "could not read the live instances"),
                     }
                 }

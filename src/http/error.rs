@@ -25,7 +25,8 @@ pub const CLOSE_INTERNAL: u16 = 1011;
 pub const CLOSE_NOT_FOUND: u16 = 4404;
 
 /// An error answered over HTTP: a status and a JSON body `{"error": code, "message": ...}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// (Between instances, on the bus, it travels as `{"code": ..., "message": ...}`.)
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ApiError {
     /// The protocol's word for it.
     pub code: ErrorCode,

@@ -13,6 +13,7 @@ use super::AppState;
 use super::error::ApiError;
 use super::limits::ClientIp;
 use crate::protocol::ErrorCode;
+use crate::store::owners::Owner;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -69,9 +70,9 @@ impl Peers {
     /// Cuts every socket forwarded to a peer not among the `live` addresses (those whose lease
     /// holds): its clients reconnect, and reach whoever takes its games. A paused owner would
     /// otherwise keep them waiting until it woke.
-    pub fn cut_all_but(&self, live: &[String]) {
+    pub fn cut_all_but(&self, live: &[Owner]) {
         self.links().retain(|address, cut| {
-            let keep = live.contains(address);
+            let keep = live.iter().any(|o| &o.address == address);
             if !keep {
                 cut.cancel();
             }
@@ -99,8 +100,13 @@ fn game_in_path(path: &str) -> Option<&str> {
     crate::rooms::secrets::is_id(id).then_some(id)
 }
 
+/// Whether a path is a game's WebSocket.
+fn is_socket(path: &str) -> bool {
+    path.starts_with("/api/games/") && path.ends_with("/ws")
+}
+
 /// Middleware of the public router: a request for a game that another live instance owns is
-/// served by forwarding it there.
+/// served by forwarding it there (a socket, with a bus, is served here over the bus).
 pub async fn to_owner(
     State(app): State<AppState>,
     ClientIp(client): ClientIp,
@@ -119,9 +125,17 @@ pub async fn to_owner(
     };
     match app.rooms.locate(id).await {
         Ok(None) => next.run(request).await,
-        Ok(Some(address)) => {
+        Ok(Some(owner)) if app.relay.is_some() && is_socket(request.uri().path()) => {
+            // Served here, its frames and the room's relayed over the bus.
+            let mut request = request;
+            request
+                .extensions_mut()
+                .insert(super::relay::RelayTo(owner));
+            next.run(request).await
+        }
+        Ok(Some(owner)) => {
             app.metrics.forwarded.inc();
-            forward(peers, &address, client, request).await
+            forward(peers, &owner.address, client, request).await
         }
         Err(e) => ApiError::new(ErrorCode::Unavailable, e.to_string()).into_response(),
     }

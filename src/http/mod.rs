@@ -2,7 +2,7 @@
 //! server-rendered pages, the embedded static client, and (in [`error`]) the one place where
 //! errors become status codes and close codes. With several instances, [`forward`] passes a
 //! request or socket for a game another instance owns to that instance, and serves the others
-//! on the internal address.
+//! on the internal address; with a bus, [`relay`] serves such a socket here instead.
 
 pub mod api;
 mod assets;
@@ -13,6 +13,7 @@ mod html;
 pub mod limits;
 pub mod listen;
 mod pages;
+pub mod relay;
 pub mod variants;
 pub mod ws;
 
@@ -41,6 +42,9 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The other instances on the same database, when there can be any (PostgreSQL).
     pub peers: Option<forward::Peers>,
+    /// The bus to the other instances, when one is configured: sockets are then served where
+    /// they land.
+    pub relay: Option<relay::Relay>,
 }
 
 impl AppState {
@@ -50,6 +54,7 @@ impl AppState {
         config: Config,
         metrics: Arc<Metrics>,
         peers: Option<forward::Peers>,
+        relay: Option<relay::Relay>,
     ) -> AppState {
         AppState {
             limits: Arc::new(limits::Limits::new(&config)),
@@ -57,6 +62,7 @@ impl AppState {
             config: Arc::new(config),
             metrics,
             peers,
+            relay,
         }
     }
 }

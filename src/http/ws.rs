@@ -9,12 +9,14 @@
 use super::budget::Flood;
 use super::error::ApiError;
 use super::limits::{ClientIp, from_own_pages};
+use super::relay::{EdgeConn, Relay, RelayTo};
 use super::{AppState, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
 use crate::rooms::{Action, Connection, Rooms};
 use crate::rules::Color;
+use crate::store::owners::Owner;
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -36,6 +38,7 @@ pub async fn upgrade(
     ClientIp(from): ClientIp,
     headers: HeaderMap,
     flood: Option<Extension<Arc<Flood>>>,
+    relay_to: Option<Extension<RelayTo>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let metrics = app.metrics.clone();
@@ -59,9 +62,14 @@ pub async fn upgrade(
         .into_response();
     };
     let secret = presented_secret(&headers, &id);
-    let seat = match app.rooms.seat_of(&id, secret).await {
-        Ok(seat) => seat,
-        Err(e) => return ApiError::from(e).into_response(),
+    let target = match (relay_to, &app.relay) {
+        (Some(Extension(RelayTo(owner))), Some(relay)) => {
+            Target::Relayed(relay.clone(), owner, secret)
+        }
+        _ => match app.rooms.seat_of(&id, secret).await {
+            Ok(seat) => Target::Here(seat),
+            Err(e) => return ApiError::from(e).into_response(),
+        },
     };
     let ws = match ws {
         Ok(ws) => ws,
@@ -87,19 +95,80 @@ pub async fn upgrade(
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
             let flood = flood.map(|Extension(f)| f);
-            let visitor = Visitor { seat, from, flood };
+            let visitor = Visitor {
+                target,
+                from,
+                flood,
+            };
             serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
             metrics.connections.dec();
             drop(slot);
         })
 }
 
-/// Who is connecting: the seat they hold (none: they watch), and from where.
+/// Where the connection's game runs: here (with the seat the visitor holds; none: they watch),
+/// or on another instance, reached over the bus, which checks the secret itself.
+enum Target {
+    Here(Option<Color>),
+    Relayed(Relay, Owner, Option<String>),
+}
+
+/// Who is connecting, to which game's room, and from where.
 struct Visitor {
-    seat: Option<Color>,
+    target: Target,
     from: IpAddr,
     /// Raised when the connection sends more bytes than its budget for too long.
     flood: Option<Arc<Flood>>,
+}
+
+/// A connection in its game's room: here, or another instance's over the bus.
+enum Link {
+    Here {
+        rooms: Rooms,
+        id: String,
+        conn: Connection,
+    },
+    Relayed(EdgeConn),
+}
+
+impl Link {
+    /// Joins the game's room, which queues `hello` and the state on `outbox` at once.
+    async fn join(
+        rooms: Rooms,
+        id: String,
+        target: Target,
+        from: IpAddr,
+        outbox: &Arc<Outbox>,
+    ) -> Result<Link, ApiError> {
+        match target {
+            Target::Here(seat) => {
+                let conn = rooms.connect(&id, seat, from, outbox.clone()).await?;
+                Ok(Link::Here { rooms, id, conn })
+            }
+            Target::Relayed(relay, owner, secret) => relay
+                .connect(&owner, &id, secret, from, outbox.clone())
+                .await
+                .map(Link::Relayed),
+        }
+    }
+
+    /// Asks for the whole state again (the connection's queue overflowed).
+    async fn resync(&self) {
+        match self {
+            Link::Here { rooms, id, conn } => {
+                let _ = rooms.resync(id, conn).await;
+            }
+            Link::Relayed(edge) => edge.resync(),
+        }
+    }
+
+    /// Leaves the room.
+    async fn leave(self) {
+        match self {
+            Link::Here { rooms, id, conn } => rooms.disconnect(&id, &conn).await,
+            Link::Relayed(edge) => edge.leave(),
+        }
+    }
 }
 
 /// Serves one connection until either side goes away, or the client stays silent for the
@@ -109,17 +178,21 @@ async fn serve(
     rooms: Rooms,
     metrics: &Metrics,
     id: String,
-    Visitor { seat, from, flood }: Visitor,
+    Visitor {
+        target,
+        from,
+        flood,
+    }: Visitor,
     rate: DefaultDirectRateLimiter,
     (ping_every, silence): (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
-    let conn = match rooms.connect(&id, seat, from, outbox.clone()).await {
-        Ok(conn) => conn,
+    let link = match Link::join(rooms, id, target, from, &outbox).await {
+        Ok(link) => link,
         Err(e) => {
             let close = CloseFrame {
-                code: ApiError::close_code(e.code()),
-                reason: Utf8Bytes::from(e.to_string()),
+                code: ApiError::close_code(e.code),
+                reason: Utf8Bytes::from(e.message),
             };
             let _ = socket.send(Message::Close(Some(close))).await;
             return;
@@ -208,9 +281,7 @@ async fn serve(
                 strikes += 1;
                 if strikes == 1 {
                     reply(
-                        &rooms,
-                        &id,
-                        &conn,
+                        &link,
                         &outbox,
                         ErrorCode::RateLimited,
                         "too many messages: slow down",
@@ -223,20 +294,11 @@ async fn serve(
             }
             Ok(Some(Ok(Message::Text(text)))) => {
                 strikes = 0;
-                handle(
-                    &rooms,
-                    &id,
-                    &conn,
-                    &outbox,
-                    ClientMessage::parse(text.as_str()),
-                )
-                .await;
+                deliver(&link, &outbox, text).await;
             }
             Ok(Some(Ok(Message::Binary(_)))) => {
                 reply(
-                    &rooms,
-                    &id,
-                    &conn,
+                    &link,
                     &outbox,
                     ErrorCode::Malformed,
                     "binary frames are not part of the protocol: send JSON text",
@@ -262,7 +324,7 @@ async fn serve(
         .await;
     }
     send.abort();
-    rooms.disconnect(&id, conn).await;
+    link.leave().await;
 }
 
 /// The close to send after a read error, as RFC 6455 asks: 1009 for an oversized message, 1002
@@ -295,63 +357,74 @@ fn read_error(metrics: &Metrics, e: axum::Error) -> Option<(ErrorCode, &'static 
 
 /// Queues an error for this connection alone; should its queue have been full, the whole state
 /// follows.
-async fn reply(
-    rooms: &Rooms,
-    id: &str,
-    conn: &Connection,
-    outbox: &Outbox,
-    code: ErrorCode,
-    message: &str,
-) {
+async fn reply(link: &Link, outbox: &Outbox, code: ErrorCode, message: &str) {
     if outbox.push_reply(error_frame(code, message)) {
-        let _ = rooms.resync(id, conn).await;
+        link.resync().await;
     }
 }
 
-/// One parsed frame: an action or a chat line goes to the room without waiting for it to be
-/// stored (the new state or the line reaches everyone concerned, this connection included; a
-/// refusal reaches this connection alone); `sync`, `ping` and `chat_settings` are about the
-/// connection itself.
-async fn handle(
+/// A `pong`, encoded to be queued.
+fn pong() -> Utf8Bytes {
+    Utf8Bytes::from(ServerMessage::Pong.to_json())
+}
+
+/// One frame from the client, parsed here, at the edge: a bad one is answered here, as is a
+/// ping; the rest goes to the game's room (over the bus when another instance runs it).
+async fn deliver(link: &Link, outbox: &Arc<Outbox>, text: Utf8Bytes) {
+    let message = ClientMessage::parse(text.as_str());
+    let refusal = match message {
+        Ok(ClientMessage::Ping) => {
+            if outbox.push_reply(pong()) {
+                link.resync().await;
+            }
+            return;
+        }
+        Ok(message) => match link {
+            Link::Here { rooms, id, conn } => act(rooms, id, conn, outbox, message).await,
+            Link::Relayed(edge) => {
+                edge.send(text);
+                return;
+            }
+        },
+        Err(ParseError::Malformed(e)) => {
+            Some((ErrorCode::Malformed, format!("malformed message: {e}")))
+        }
+        Err(ParseError::BadFields(e)) => Some((ErrorCode::Malformed, format!("bad fields: {e}"))),
+        Err(ParseError::UnknownType(kind)) => Some((
+            ErrorCode::UnknownType,
+            format!("unknown message type '{kind}' (see docs/protocol.md)"),
+        )),
+    };
+    if let Some((code, text)) = refusal {
+        reply(link, outbox, code, &text).await;
+    }
+}
+
+/// What the room does with one parsed message of a connection it holds: an action or a chat
+/// line goes to the room without waiting for it to be stored (the new state or the line reaches
+/// everyone concerned, this connection included; a refusal reaches this connection alone);
+/// `sync` and `chat_settings` are about the connection itself. Returns the error to tell the
+/// client when the room never got it.
+pub(super) async fn act(
     rooms: &Rooms,
     id: &str,
     conn: &Connection,
     outbox: &Arc<Outbox>,
-    message: Result<ClientMessage, ParseError>,
-) {
-    let (code, text) = match message {
-        Ok(ClientMessage::Sync) => {
+    message: ClientMessage,
+) -> Option<(ErrorCode, String)> {
+    let handed = match message {
+        ClientMessage::Sync => {
             let _ = rooms.resync(id, conn).await;
-            return;
+            Ok(())
         }
-        Ok(ClientMessage::Ping) => {
-            if outbox.push_reply(Utf8Bytes::from(ServerMessage::Pong.to_json())) {
-                let _ = rooms.resync(id, conn).await;
-            }
-            return;
-        }
-        Ok(message) => {
-            // Handed to the room without waiting: a refusal comes back on the outbox, so an
-            // error here means the room never got it.
-            let handed = match message {
-                ClientMessage::Chat { text } => rooms.say(id, conn, text, outbox).await,
-                ClientMessage::ChatSettings(hearing) => rooms.hear(id, conn, hearing).await,
-                message => match Action::of(message) {
-                    Some(action) => rooms.send(id, conn, action, outbox).await,
-                    None => Ok(()),
-                },
-            };
-            match handed {
-                Ok(()) => return,
-                Err(e) => (e.code(), e.to_string()),
-            }
-        }
-        Err(ParseError::Malformed(e)) => (ErrorCode::Malformed, format!("malformed message: {e}")),
-        Err(ParseError::BadFields(e)) => (ErrorCode::Malformed, format!("bad fields: {e}")),
-        Err(ParseError::UnknownType(kind)) => (
-            ErrorCode::UnknownType,
-            format!("unknown message type '{kind}' (see docs/protocol.md)"),
-        ),
+        // Answered where the socket is (`deliver`).
+        ClientMessage::Ping => Ok(()),
+        ClientMessage::Chat { text } => rooms.say(id, conn, text, outbox).await,
+        ClientMessage::ChatSettings(hearing) => rooms.hear(id, conn, hearing).await,
+        message => match Action::of(message) {
+            Some(action) => rooms.send(id, conn, action, outbox).await,
+            None => Ok(()),
+        },
     };
-    reply(rooms, id, conn, outbox, code, &text).await;
+    handed.err().map(|e| (e.code(), e.to_string()))
 }

@@ -234,18 +234,18 @@ impl Rooms {
             .await
     }
 
-    /// Where game `id` is served when it is not here: the internal address of the instance
-    /// that owns it, if another live one does. `None`: this instance serves it (taking it
-    /// first if need be).
-    pub async fn locate(&self, id: &str) -> Result<Option<String>, crate::store::StoreError> {
+    /// Where game `id` is served when it is not here: the instance that owns it, if another
+    /// live one does. `None`: this instance serves it (taking it first if need be).
+    pub async fn locate(
+        &self,
+        id: &str,
+    ) -> Result<Option<crate::store::owners::Owner>, crate::store::StoreError> {
         let owned = |h: Handle| h.owned.load(Ordering::Acquire);
         if !secrets::is_id(id) || self.running(id).is_some_and(owned) {
             return Ok(None);
         }
         let owner = self.inner.store.owner_of(id, wall_ms()).await?;
-        Ok(owner
-            .filter(|o| o.instance != self.inner.lease.instance)
-            .map(|o| o.address))
+        Ok(owner.filter(|o| o.instance != self.inner.lease.instance))
     }
 
     /// How many rooms are in memory.
@@ -622,7 +622,7 @@ impl Rooms {
     }
 
     /// Detaches a connection.
-    pub async fn disconnect(&self, id: &str, conn: Connection) {
+    pub async fn disconnect(&self, id: &str, conn: &Connection) {
         let _ = self
             .call(id, |reply| Command::Disconnect {
                 conn: conn.id,

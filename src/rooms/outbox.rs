@@ -2,12 +2,15 @@
 //! connection's send task drains. A connection that falls behind loses its backlog, not its
 //! game: a full queue is replaced by the whole state as it is now, and what was skipped is
 //! counted (`merels_messages_skipped_total`).
+//!
+//! A connection that another instance serves (its socket is there, its game here) has a relayed
+//! outbox: what the room queues joins the [`PeerQueue`] of that instance, which the relay drains.
 
 use crate::protocol::{ErrorCode, ServerMessage};
 use axum::extract::ws::Utf8Bytes;
 use prometheus_client::metrics::counter::Counter;
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 /// Messages a connection may have queued before its backlog is dropped.
@@ -66,6 +69,9 @@ pub struct Outbox {
     notify: Notify,
     /// Where skipped messages are counted, if anywhere.
     skipped: Option<Counter>,
+    /// For a connection another instance serves: that instance's queue, and the connection's
+    /// number there. Its own queue then stays empty.
+    relay: Option<(Arc<PeerQueue>, u64)>,
 }
 
 impl Outbox {
@@ -82,6 +88,25 @@ impl Outbox {
         }
     }
 
+    /// The outbox of connection `conn` of another instance, whose frames join `queue`.
+    pub fn relayed(queue: Arc<PeerQueue>, conn: u64) -> Outbox {
+        Outbox {
+            relay: Some((queue, conn)),
+            ..Outbox::default()
+        }
+    }
+
+    /// Hands `frame` to the peer's queue if the connection is relayed; true if it was.
+    fn relay(&self, frame: &Utf8Bytes) -> bool {
+        match &self.relay {
+            Some((queue, conn)) => {
+                queue.push(*conn, frame);
+                true
+            }
+            None => false,
+        }
+    }
+
     fn with<R>(&self, f: impl FnOnce(&mut Inner) -> R) -> R {
         let r = f(&mut self.inner.lock().unwrap_or_else(|e| e.into_inner()));
         self.notify.notify_one();
@@ -90,6 +115,9 @@ impl Outbox {
 
     /// Queues a whole state. A full queue is cleared first: this state supersedes it.
     pub fn push_state(&self, state: Utf8Bytes) {
+        if self.relay(&state) {
+            return;
+        }
         self.with(|inner| {
             inner.clear_if_full(self.skipped.as_ref());
             inner.queue.push_back(state);
@@ -99,6 +127,10 @@ impl Outbox {
     /// Queues a change. A full queue is replaced by `whole()`, the whole state now, which
     /// includes the change.
     pub fn push_update(&self, update: Utf8Bytes, whole: impl FnOnce() -> Utf8Bytes) {
+        // A relayed connection that falls behind is the serving instance's to catch up.
+        if self.relay(&update) {
+            return;
+        }
         self.with(|inner| {
             let frame = if inner.clear_if_full(self.skipped.as_ref()) {
                 whole()
@@ -112,6 +144,9 @@ impl Outbox {
     /// Queues an event (an error, a rematch). A full queue is replaced by `whole()` and the
     /// event, so that the client still ends up with the whole, current game.
     pub fn push_event(&self, event: Utf8Bytes, whole: impl FnOnce() -> Utf8Bytes) {
+        if self.relay(&event) {
+            return;
+        }
         self.with(|inner| {
             if inner.clear_if_full(self.skipped.as_ref()) {
                 inner.queue.push_back(whole());
@@ -123,6 +158,9 @@ impl Outbox {
     /// Queues a reply to this connection alone (an error, a pong). Returns true if the queue was
     /// full and had to be cleared: the caller should then ask the room for the whole state.
     pub fn push_reply(&self, reply: Utf8Bytes) -> bool {
+        if self.relay(&reply) {
+            return false;
+        }
         self.with(|inner| {
             let full = inner.clear_if_full(self.skipped.as_ref());
             inner.queue.push_back(reply);
@@ -132,6 +170,10 @@ impl Outbox {
 
     /// Asks the send task to close the connection once what is queued has gone.
     pub fn close(&self, code: ErrorCode, reason: &str) {
+        if let Some((queue, conn)) = &self.relay {
+            queue.close(*conn, code, reason);
+            return;
+        }
         self.with(|inner| {
             inner
                 .close
@@ -168,6 +210,95 @@ impl Outbox {
                 }
             }
             // A notification sent between the check and here is kept as a permit.
+            self.notify.notified().await;
+        }
+    }
+}
+
+/// Messages a peer's queue holds before it is dropped (the relay that drains it is stuck).
+pub const PEER_CAPACITY: usize = 8192;
+
+/// What goes to another instance for the connections it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PeerFrame {
+    /// A text frame, for each of these connections.
+    Text(Utf8Bytes, Vec<u64>),
+    /// Close this connection for this reason.
+    Close(u64, ErrorCode, String),
+}
+
+/// The queue of everything bound for the connections that one other instance serves, in order.
+/// A room queues a change on each of its connections in turn, the same shared bytes each time,
+/// so consecutive copies of one frame join one entry: a change crosses to the other instance
+/// once, however many of its clients see it. Bounded: should the relay fall far behind, the
+/// backlog is dropped and counted, and those clients, seeing a gap in the versions, ask for the
+/// whole state.
+#[derive(Debug, Default)]
+pub struct PeerQueue {
+    queue: Mutex<Vec<PeerFrame>>,
+    notify: Notify,
+    /// Where dropped messages are counted, if anywhere.
+    skipped: Option<Counter>,
+}
+
+impl PeerQueue {
+    /// An empty queue that counts what it drops into `skipped`.
+    pub fn counting(skipped: Counter) -> PeerQueue {
+        PeerQueue {
+            skipped: Some(skipped),
+            ..PeerQueue::default()
+        }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut Vec<PeerFrame>)) {
+        {
+            let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if queue.len() >= PEER_CAPACITY {
+                if let Some(counter) = &self.skipped {
+                    counter.inc_by(queue.len() as u64);
+                }
+                queue.clear();
+            }
+            f(&mut queue);
+        }
+        self.notify.notify_one();
+    }
+
+    fn push(&self, conn: u64, frame: &Utf8Bytes) {
+        self.with(|queue| {
+            if let Some(PeerFrame::Text(last, conns)) = queue.last_mut() {
+                // The same bytes (not merely equal ones): one change, queued for another client.
+                let same =
+                    last.as_str().as_ptr() == frame.as_str().as_ptr() && last.len() == frame.len();
+                if same && !conns.contains(&conn) {
+                    conns.push(conn);
+                    return;
+                }
+            }
+            queue.push(PeerFrame::Text(frame.clone(), vec![conn]));
+        });
+    }
+
+    fn close(&self, conn: u64, code: ErrorCode, reason: &str) {
+        self.with(|queue| queue.push(PeerFrame::Close(conn, code, reason.to_string())));
+    }
+
+    /// Whether nothing is waiting to go.
+    pub fn is_empty(&self) -> bool {
+        self.queue.lock().map_or(true, |q| q.is_empty())
+    }
+
+    /// Waits until something is queued, and hands it all over in `batch` (which must be empty).
+    pub async fn next(&self, batch: &mut Vec<PeerFrame>) {
+        debug_assert!(batch.is_empty(), "the last batch was sent");
+        loop {
+            {
+                let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+                if !queue.is_empty() {
+                    std::mem::swap(&mut *queue, batch);
+                    return;
+                }
+            }
             self.notify.notified().await;
         }
     }
@@ -220,5 +351,37 @@ mod tests {
         assert_eq!(outbox.next(&mut msgs).await, Next::Send);
         assert_eq!(msgs, [Utf8Bytes::from("whole")]);
         assert_eq!(skipped.get(), CAPACITY as u64);
+    }
+
+    #[tokio::test]
+    async fn a_change_for_several_relayed_connections_crosses_once() {
+        let queue = Arc::new(PeerQueue::default());
+        let (a, b, c) = (
+            Outbox::relayed(queue.clone(), 1),
+            Outbox::relayed(queue.clone(), 2),
+            Outbox::relayed(queue.clone(), 3),
+        );
+        let change = Utf8Bytes::from("change");
+        a.push_update(change.clone(), || unreachable!());
+        b.push_update(change.clone(), || unreachable!());
+        // Equal bytes that are not the same frame, and the same frame twice for one
+        // connection, go apart.
+        c.push_reply(Utf8Bytes::from("change"));
+        b.push_state(change.clone());
+        b.push_state(change.clone());
+        a.close(ErrorCode::Unavailable, "restart");
+        let mut batch = Vec::new();
+        queue.next(&mut batch).await;
+        assert_eq!(
+            batch,
+            [
+                PeerFrame::Text(change.clone(), vec![1, 2]),
+                PeerFrame::Text("change".into(), vec![3]),
+                PeerFrame::Text(change.clone(), vec![2]),
+                PeerFrame::Text(change, vec![2]),
+                PeerFrame::Close(1, ErrorCode::Unavailable, "restart".into()),
+            ]
+        );
+        assert!(queue.is_empty());
     }
 }

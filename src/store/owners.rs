@@ -136,15 +136,18 @@ impl Store {
         })
     }
 
-    /// The internal addresses of the instances whose lease holds at `now`.
-    pub async fn live_addresses(&self, now: i64) -> Result<Vec<String>, StoreError> {
+    /// The instances whose lease holds at `now`.
+    pub async fn live_instances(&self, now: i64) -> Result<Vec<Owner>, StoreError> {
         on_pool!(&self.backend, pool => {
-            let rows: Vec<(String,)> =
-                sqlx::query_as("SELECT address FROM instances WHERE lease_until > $1")
+            let rows: Vec<(String, String)> =
+                sqlx::query_as("SELECT id, address FROM instances WHERE lease_until > $1")
                     .bind(now)
                     .fetch_all(pool)
                     .await?;
-            Ok(rows.into_iter().map(|(a,)| a).collect())
+            Ok(rows
+                .into_iter()
+                .map(|(instance, address)| Owner { instance, address })
+                .collect())
         })
     }
 

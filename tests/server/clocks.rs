@@ -362,7 +362,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     );
 
     // White's connection drops. Two minutes later (untimed), Black may claim.
-    table.rooms.disconnect(&table.id, white).await;
+    table.rooms.disconnect(&table.id, &white).await;
     advance(Duration::from_secs(60)).await;
     let claim = table.state().await.now.claim.unwrap();
     assert_eq!((claim.by, claim.in_ms), (Color::Black, 60_000));

@@ -1,41 +1,67 @@
 //! Several instances on one PostgreSQL database behave as one: each game has one owner, which
-//! serves every client of the game wherever it connected (the others forward to it), so that
-//! turns, offers, clocks and presence are decided in one place. Real servers on 127.0.0.1:0 and
-//! real processes, on a real PostgreSQL cluster; SQLite refuses a second process.
+//! serves every client of the game wherever it connected (the others forward its sockets to it,
+//! or, with a bus, keep them and relay their frames over NATS), so that turns, offers, clocks
+//! and presence are decided in one place. Real servers on 127.0.0.1:0 and real processes, on a
+//! real PostgreSQL cluster and a real NATS server; SQLite refuses a second process. Each test of
+//! sockets across instances runs both ways.
 
 use crate::harness::{PgCluster, Process, TestServer, Ws, eager_turn, free_addr, metric, turns};
+use crate::nats::NatsServer;
 use serde_json::{Value, json};
 use std::time::Duration;
 
 /// How soon every client must see a change made on any instance.
 const SEEN_WITHIN: Duration = Duration::from_secs(1);
 
-/// Two instances on one fresh database, configured alike by `tweak`.
+/// How a socket reaches a game that another instance owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// Passed on to the owner as it is.
+    Forwarding,
+    /// Kept where it landed, its frames relayed over a bus.
+    Bus,
+}
+
+/// The NATS server the instances share, when they use one.
+fn bus(via: Via) -> Option<NatsServer> {
+    (via == Via::Bus).then(NatsServer::start)
+}
+
+/// Two instances on one fresh database (and `bus`, if any), configured alike by `tweak`.
 async fn two(
     cluster: &PgCluster,
     name: &str,
+    bus: &Option<NatsServer>,
     tweak: fn(&mut merels::config::Config),
 ) -> [TestServer; 2] {
     let url = cluster.database(name).await;
+    let configure = |c: &mut merels::config::Config| {
+        tweak(c);
+        c.nats_url = bus.as_ref().map(|n| n.url.clone());
+    };
     [
-        TestServer::start_on(&url, tweak).await,
-        TestServer::start_on(&url, tweak).await,
+        TestServer::start_on(&url, configure).await,
+        TestServer::start_on(&url, configure).await,
     ]
 }
 
-/// Two instances as processes on one fresh database, with a lease of `lease_secs` seconds; the
-/// folder they run in comes first, to be dropped after them.
+/// Two instances as processes on one fresh database (and `bus`, if any), with a lease of
+/// `lease_secs` seconds; the folder they run in comes first, to be dropped after them.
 async fn two_processes(
     cluster: &PgCluster,
     name: &str,
+    bus: &Option<NatsServer>,
     lease_secs: &str,
 ) -> (tempfile::TempDir, Process, Process) {
     let url = cluster.database(name).await;
     let dir = tempfile::tempdir().unwrap();
-    let env = [
+    let mut env = vec![
         ("MERELS_LEASE_SECS", lease_secs),
         ("MERELS_INTERNAL_BIND", "127.0.0.1:0"),
     ];
+    if let Some(nats) = bus {
+        env.push(("MERELS_NATS_URL", &nats.url));
+    }
     let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
     let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
     (dir, a, b)
@@ -77,8 +103,18 @@ async fn finished(ws: &mut Ws) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_across_two_instances_is_one_game() {
+    across(Via::Forwarding).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_across_two_instances_over_a_bus_is_one_game() {
+    across(Via::Bus).await;
+}
+
+async fn across(via: Via) {
     let cluster = PgCluster::start();
-    let [a, b] = two(&cluster, "across", |_| {}).await;
+    let nats = bus(via);
+    let [a, b] = two(&cluster, "across", &nats, |_| {}).await;
 
     // Made on A, joined on B; White on A, Black on B, a spectator on each.
     let white = a.http().create("nine-mens-morris", "white").await;
@@ -106,9 +142,16 @@ async fn a_game_across_two_instances_is_one_game() {
         assert_ne!(version, last, "a new version for every turn");
         last = version;
     }
-    // The game ran in one room: the one that made it. B forwarded its clients there.
-    assert!(metric(&b, "merels_forwarded_total").await >= 3.0);
+    // The game ran in one room: the one that made it. B forwarded its clients there (the join
+    // and both sockets), or kept the sockets and relayed them.
+    let (forwarded, relayed) = match via {
+        Via::Forwarding => (3.0, 0.0),
+        Via::Bus => (1.0, 2.0),
+    };
+    assert_eq!(metric(&b, "merels_forwarded_total").await, forwarded);
+    assert_eq!(metric(&b, "merels_relayed_total").await, relayed);
     assert_eq!(metric(&a, "merels_forwarded_total").await, 0.0);
+    assert_eq!(metric(&a, "merels_relayed_total").await, 0.0);
     assert_eq!(metric(&b, "merels_games_in_memory").await, 0.0);
 
     // A draw offered on A and accepted on B.
@@ -137,8 +180,18 @@ async fn a_game_across_two_instances_is_one_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offers_resignations_and_http_turns_go_to_the_one_owner() {
+    offers(Via::Forwarding).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_resignations_and_http_turns_go_to_the_one_owner_over_a_bus() {
+    offers(Via::Bus).await;
+}
+
+async fn offers(via: Via) {
     let cluster = PgCluster::start();
-    let [a, b] = two(&cluster, "offers", |_| {}).await;
+    let nats = bus(via);
+    let [a, b] = two(&cluster, "offers", &nats, |_| {}).await;
     let servers = [&a, &b];
 
     // HTTP turns sent to either instance, at random: every one is stored, in order.
@@ -195,8 +248,18 @@ async fn offers_resignations_and_http_turns_go_to_the_one_owner() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clocks_and_claims_are_decided_by_the_owner_alone() {
+    clocks(Via::Forwarding).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_and_claims_are_decided_by_the_owner_alone_over_a_bus() {
+    clocks(Via::Bus).await;
+}
+
+async fn clocks(via: Via) {
     let cluster = PgCluster::start();
-    let [a, b] = two(&cluster, "clocks", |c| c.absent_untimed_secs = 0.5).await;
+    let nats = bus(via);
+    let [a, b] = two(&cluster, "clocks", &nats, |c| c.absent_untimed_secs = 0.5).await;
 
     // Untimed: White is to move and connected on B; Black, on A, may not claim, however long
     // White thinks. Once White's socket is gone, Black may.
@@ -270,8 +333,18 @@ async fn clocks_and_claims_are_decided_by_the_owner_alone() {
 /// clients that were on the stopped one reconnect anywhere.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_moves_on_when_its_owner_stops_or_idles() {
+    moves_on(Via::Forwarding).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_moves_on_when_its_owner_stops_or_idles_over_a_bus() {
+    moves_on(Via::Bus).await;
+}
+
+async fn moves_on(via: Via) {
     let cluster = PgCluster::start();
-    let [a, b] = two(&cluster, "moves", |c| c.room_idle_secs = 1).await;
+    let nats = bus(via);
+    let [a, b] = two(&cluster, "moves", &nats, |c| c.room_idle_secs = 1).await;
     let white = a.http().create("six-mens-morris", "white").await;
     let black = a.http().join(&white.id).await;
     assert_eq!(a.http().play(&white, "a1").await.0, 200);
@@ -288,10 +361,13 @@ async fn a_game_moves_on_when_its_owner_stops_or_idles() {
     // Now A forwards to B.
     assert_eq!(turns(&a.http().state(&white.id).await), ["a1", "e5"]);
 
-    // B stops (a deploy): A takes the game at once, without waiting out a lease.
+    // B stops (a deploy): A takes the game at once, without waiting out a lease. Sockets on
+    // either instance are told to reconnect.
     let mut on_b = b.ws(&white.id, Some(&white.secret)).await;
+    let mut via_a = a.ws(&white.id, None).await;
     b.stop().await;
     assert_eq!(on_b.closed().await, Some(1012));
+    assert_eq!(via_a.closed().await, Some(1012));
     let (status, body) = a.http().play(&white, "a3").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(turns(&body), ["a1", "e5", "a3"]);
@@ -304,8 +380,18 @@ async fn a_game_moves_on_when_its_owner_stops_or_idles() {
 /// the lease, so that they reconnect to B.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_owner_cannot_write_after_it_was_replaced() {
+    zombie(Via::Forwarding).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_cannot_write_after_it_was_replaced_over_a_bus() {
+    zombie(Via::Bus).await;
+}
+
+async fn zombie(via: Via) {
     let cluster = PgCluster::start();
-    let (_dir, a, b) = two_processes(&cluster, "zombie", "2").await;
+    let nats = bus(via);
+    let (_dir, a, b) = two_processes(&cluster, "zombie", &nats, "2").await;
     let (on_a, on_b) = (a.http(), b.http());
     let white = on_a.create("six-mens-morris", "white").await;
     let black = on_a.join(&white.id).await;
@@ -355,7 +441,7 @@ async fn a_paused_owner_cannot_write_after_it_was_replaced() {
 async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
     let cluster = PgCluster::start();
     // Renewed every 2 s: B may take A's games 4 to 6 s after A dies.
-    let (_dir, a, b) = two_processes(&cluster, "dead", "6").await;
+    let (_dir, a, b) = two_processes(&cluster, "dead", &None, "6").await;
     let on_a = a.http();
     let white = on_a.create_timed("six-mens-morris", "white", "5+0").await;
     let black = on_a.join(&white.id).await;

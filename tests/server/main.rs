@@ -4,6 +4,7 @@
 //! and a real headless Chromium.
 
 mod harness;
+mod nats;
 mod pg;
 #[path = "../rules/random.rs"]
 mod random;
