@@ -15,7 +15,7 @@
 //! It prints one line of counts and fails unless every count of a broken promise is 0.
 
 use super::Rng;
-use super::child::Server;
+use super::child::{Bus, Server};
 use super::workload::{Socket, connect, http, move_frame, seated_game};
 use futures_util::{SinkExt, StreamExt};
 use merels::catalog::{Catalog, parse_options};
@@ -23,6 +23,7 @@ use merels::store::Store;
 use reqwest::Method;
 use serde_json::Value;
 use std::net::SocketAddr;
+use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -52,6 +53,10 @@ pub struct ChaosArgs {
     /// two seconds.
     #[arg(long)]
     pub every: Option<f64>,
+    /// The instances share a NATS server (which chaos starts) and keep the sockets that reach
+    /// them, relaying over it, rather than forwarding each socket to its game's owner.
+    #[arg(long)]
+    pub bus: bool,
 }
 
 /// What a run counted.
@@ -90,6 +95,17 @@ const FAST: [(&str, &str); 3] = [
     ("MERELS_LEASE_SECS", "2"),
 ];
 
+/// When the run began, for the times in its incidents and kills.
+static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Milliseconds since the run began.
+fn started_ms() -> u128 {
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_millis()
+}
+
 /// How long a game may stay unavailable after a kill: the lease, and two seconds.
 const STALL: Duration = Duration::from_secs(4);
 
@@ -119,15 +135,24 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
     if args.instances > 1 && !url.starts_with("postgres") {
         return Err("several instances share a PostgreSQL database: give --database-url".into());
     }
+    let bus = match args.bus {
+        true => Some(Bus::start(|bin| Command::new(bin)).await?),
+        false => None,
+    };
+    let mut env = FAST.to_vec();
+    if let Some(bus) = &bus {
+        env.push(("MERELS_NATS_URL", bus.url.as_str()));
+    }
     let mut addrs = Vec::new();
     let mut servers = Vec::new();
     for n in 0..args.instances.max(1) {
         let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
         let log = dir.path().join(format!("server-{n}.log"));
-        servers.push(Server::start(addr, &url, &FAST, &log).await?);
+        servers.push(Server::start(addr, &url, &env, &log).await?);
         addrs.push(addr);
     }
     let addrs: Arc<[SocketAddr]> = addrs.into();
+    started_ms();
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
     let mut drivers = Vec::new();
@@ -147,9 +172,14 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         let hard = args.every.is_some() || rng.below(3) != 0;
         hard_kills += usize::from(hard);
         let victim = rng.below(servers.len());
+        eprintln!(
+            "chaos: {} server {victim} at {} ms into the run",
+            if hard { "SIGKILL to" } else { "SIGTERM to" },
+            started_ms()
+        );
         servers[victim].kill(hard);
         let log = dir.path().join(format!("server-{victim}.log"));
-        servers[victim] = Server::start(addrs[victim], &url, &FAST, &log).await?;
+        servers[victim] = Server::start(addrs[victim], &url, &env, &log).await?;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Relaxed);
@@ -384,13 +414,26 @@ async fn drive(
     let mut rng = Rng::new(seed);
     let mut seen_version = 0;
     let mut moved = tokio::time::Instant::now();
-    let stalled = |since: tokio::time::Instant| {
+    let id = game.id.clone();
+    // Connections opened since the last acknowledged turn, and where the last ones landed.
+    let mut attempts = 0u32;
+    let mut landed = Vec::new();
+    let stalled = |since: tokio::time::Instant, attempts: u32, landed: &[SocketAddr]| {
         let ms = since.elapsed().as_millis() as u64;
         counts.longest_stall_ms.fetch_max(ms, Ordering::Relaxed);
+        if ms > STALL.as_millis() as u64 {
+            counts.incident(format!(
+                "game {}: {ms} ms without a stored turn, until {} ms into the run ({attempts} \
+                 connections opened meanwhile, the last through {landed:?})",
+                id,
+                started_ms()
+            ));
+        }
     };
     'connect: while !stop.load(Ordering::Relaxed) {
         let mut sockets = Vec::new();
-        let mut landed = Vec::new();
+        landed.clear();
+        attempts += 1;
         for secret in &game.secrets {
             // Each socket to any server: the game's owner serves it wherever it lands.
             let addr = addrs[rng.below(addrs.len())];
@@ -439,7 +482,7 @@ async fn drive(
                 return game;
             }
             if stop.load(Ordering::Relaxed) {
-                stalled(moved);
+                stalled(moved, attempts, &landed);
                 return game;
             }
             let mover = usize::from(view.to_move == "black");
@@ -499,8 +542,9 @@ async fn drive(
                 game.acknowledged.push(turn);
                 counts.acknowledged.fetch_add(1, Ordering::Relaxed);
             }
-            stalled(moved);
+            stalled(moved, attempts, &landed);
             moved = tokio::time::Instant::now();
+            attempts = 0;
         }
     }
     game

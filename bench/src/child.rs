@@ -37,7 +37,8 @@ impl Server {
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            // The server logs to stdout; a panic's message goes to stderr.
+            .stdout(file.try_clone().map_err(|e| e.to_string())?)
             .stderr(file)
             .spawn()
             .map_err(|e| format!("starting the server: {e}"))?;
@@ -79,6 +80,59 @@ impl Server {
 }
 
 impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A NATS server of its own, for instances that share a bus (`--bus`): `nats-server` from the
+/// PATH or /usr/sbin (where Debian puts it), on a free loopback port; stopped when dropped.
+pub(super) struct Bus {
+    child: Child,
+    /// Where it listens.
+    pub url: String,
+}
+
+impl Bus {
+    /// Starts one through `launch` (which may pin it to a core), and waits until it listens.
+    pub async fn start(launch: impl FnOnce(&str) -> Command) -> Result<Bus, String> {
+        let bin = ["/usr/sbin/nats-server", "/usr/bin/nats-server"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+            .unwrap_or("nats-server");
+        let port = super::free_port()?;
+        let child = launch(bin)
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting nats-server (is it installed?): {e}"))?;
+        let bus = Bus {
+            child,
+            url: format!("nats://127.0.0.1:{port}"),
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            if std::time::Instant::now() > deadline {
+                return Err("nats-server did not listen within 10 s".into());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        Ok(bus)
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Bus {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -89,6 +89,11 @@ pub struct BenchArgs {
     /// balancer that hashes on the game id (no forwarding), rather than spread over them.
     #[arg(long)]
     pub by_game: bool,
+    /// With `--instances`: the instances share a NATS server (which the benchmark starts, from
+    /// `nats-server` on the PATH or in /usr/sbin), keep the sockets that reach them and relay
+    /// their games' frames over it. Its CPU is counted with theirs.
+    #[arg(long)]
+    pub bus: bool,
 }
 
 /// Which database.
@@ -156,10 +161,13 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     }
     let (bare, merels) = (Figures::of(bare_samples), Figures::of(merels_samples));
     let several = (several > 1).then(|| {
+        let turns: u64 = several_samples.iter().map(|s| s.turns).sum();
+        let bus_seconds: f64 = several_samples.iter().map(|s| s.bus_cpu_seconds).sum();
         let figures = Figures::of(several_samples);
         report::Several {
             instances: several,
             cpu_over_one: ratio(figures.cpu_us_per_turn, merels.cpu_us_per_turn),
+            bus_cpu_us_per_turn: args.bus.then(|| ratio(bus_seconds * 1e6, turns as f64)),
             figures,
         }
     });
@@ -227,33 +235,53 @@ fn free_port() -> Result<u16, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Starts merels (as many instances as `kind` says, on one database), or the bare server.
+/// Starts merels (as many instances as `kind` says, on one database, with their bus if asked),
+/// or the bare server. The bus, if any, comes first.
 async fn start_servers(
     args: &BenchArgs,
     kind: Kind,
     bare_plies: &str,
-) -> Result<Vec<Server>, String> {
+) -> Result<(Option<child::Bus>, Vec<Server>), String> {
+    let bus = match kind {
+        // Pinned with the instances: its CPU is theirs.
+        Kind::Merels(n) if n > 1 && args.bus => {
+            Some(child::Bus::start(|bin| pinned(args, bin)).await?)
+        }
+        _ => None,
+    };
+    let url = bus.as_ref().map(|b| b.url.clone());
     let mut servers = Vec::new();
     for _ in 0..match kind {
         Kind::Merels(n) => n,
         Kind::Bare => 1,
     } {
-        servers.push(start_server(args, kind, bare_plies).await?);
+        servers.push(start_server(args, kind, bare_plies, url.as_deref()).await?);
     }
-    Ok(servers)
+    Ok((bus, servers))
 }
 
-/// Starts merels, or the bare server with `bare_plies` (its games' lengths, comma-separated).
-async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Server, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()?));
-    let mut cmd = if !args.no_pin && which("taskset") {
+/// A command for `program`, pinned to core 0 unless told not to.
+fn pinned(args: &BenchArgs, program: impl AsRef<std::ffi::OsStr>) -> Command {
+    if !args.no_pin && which("taskset") {
         let mut c = Command::new("taskset");
-        c.args(["-c", "0"]).arg(&exe);
+        c.args(["-c", "0"]).arg(program);
         c
     } else {
-        Command::new(&exe)
-    };
+        Command::new(program)
+    }
+}
+
+/// Starts merels (on the bus at `nats_url`, if given), or the bare server with `bare_plies`
+/// (its games' lengths, comma-separated).
+async fn start_server(
+    args: &BenchArgs,
+    kind: Kind,
+    bare_plies: &str,
+    nats_url: Option<&str>,
+) -> Result<Server, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()?));
+    let mut cmd = pinned(args, &exe);
     let mut dir = None;
     match kind {
         Kind::Bare => {
@@ -283,6 +311,9 @@ async fn start_server(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<
                 .env("MERELS_ENGINE_THREADS", args.engine_threads.to_string())
                 .env("MERELS_INTERNAL_BIND", "127.0.0.1:0")
                 .env("RUST_LOG", "warn");
+            if let Some(url) = nats_url {
+                cmd.env("MERELS_NATS_URL", url);
+            }
         }
     }
     let child = cmd
@@ -398,10 +429,16 @@ impl Rng {
 }
 
 async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sample, String> {
-    let servers = start_servers(args, kind, bare_plies).await?;
+    let (bus, servers) = start_servers(args, kind, bare_plies).await?;
     let addrs: Arc<[SocketAddr]> = servers.iter().map(|s| s.addr).collect();
-    let pids: Vec<u32> = servers.iter().map(|s| s.child.id()).collect();
-    // Every instance's memory and CPU, together.
+    let bus_pid = bus.as_ref().map(child::Bus::pid);
+    let pids: Vec<u32> = servers
+        .iter()
+        .map(|s| s.child.id())
+        .chain(bus_pid)
+        .collect();
+    let bus_ticks = || bus_pid.map_or(0, |pid| usage(pid).1);
+    // Every instance's memory and CPU, together (and the bus's, which they need).
     let usage = || {
         pids.iter()
             .map(|&pid| usage(pid))
@@ -464,6 +501,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let (_, ticks_before) = usage();
+    let bus_before = bus_ticks();
     let ended_before = shared.games_ended.load(Ordering::Relaxed);
     for s in [&shared, &computer] {
         s.measuring.store(true, Ordering::Relaxed);
@@ -476,6 +514,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     let ended = shared.games_ended.load(Ordering::Relaxed) - ended_before;
     let elapsed = started.elapsed().as_secs_f64();
     let (rss, ticks_after) = usage();
+    let bus_after = bus_ticks();
     for s in [&shared, &computer] {
         s.stop.store(true, Ordering::Relaxed);
     }
@@ -483,6 +522,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
         t.abort();
     }
     drop(servers);
+    drop(bus);
 
     let ticks_per_s = 100.0; // USER_HZ on Linux
     Ok(Sample {
@@ -491,6 +531,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
         games_ended: ended,
         seconds: elapsed,
         cpu_seconds: ticks_after.saturating_sub(ticks_before) as f64 / ticks_per_s,
+        bus_cpu_seconds: bus_after.saturating_sub(bus_before) as f64 / ticks_per_s,
         latencies_us: std::mem::take(&mut *shared.latencies.lock().unwrap()),
         errors: shared.errors.load(Ordering::Relaxed) + computer.errors.load(Ordering::Relaxed),
         rss,
@@ -526,6 +567,7 @@ mod tests {
             games_ended: turns / 100,
             seconds,
             cpu_seconds,
+            bus_cpu_seconds: 0.0,
             latencies_us,
             errors: 1,
             rss: turns * 10,

@@ -42,6 +42,8 @@ pub(super) struct Sample {
     pub(super) games_ended: u64,
     pub(super) seconds: f64,
     pub(super) cpu_seconds: f64,
+    /// Of which the bus's (with `--bus`).
+    pub(super) bus_cpu_seconds: f64,
     pub(super) latencies_us: Vec<u32>,
     pub(super) errors: u64,
     pub(super) rss: u64,
@@ -139,6 +141,8 @@ pub struct Several {
     pub figures: Figures,
     /// Their CPU per turn over one instance's: what spreading a load over them costs.
     pub cpu_over_one: f64,
+    /// With `--bus`: the NATS server's CPU per turn, which is part of their figures.
+    pub bus_cpu_us_per_turn: Option<f64>,
 }
 
 pub(super) fn ratio(num: f64, den: f64) -> f64 {
@@ -226,5 +230,8 @@ pub(super) fn print_table(r: &Report) {
             several.cpu_over_one,
             n = several.instances
         );
+        if let Some(bus) = several.bus_cpu_us_per_turn {
+            println!("  of which the bus (nats-server): {bus:.1} µs per turn");
+        }
     }
 }

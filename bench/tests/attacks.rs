@@ -17,7 +17,8 @@ fn bench(args: &[&str]) -> Output {
 }
 
 /// `chaos` at a small scale, on SQLite, on PostgreSQL, and as three instances on
-/// PostgreSQL with clients on any of them: a server killed (SIGKILL and SIGTERM; SIGKILL every
+/// PostgreSQL with clients on any of them (their sockets forwarded, then kept and relayed over a
+/// NATS server that chaos starts): a server killed (SIGKILL and SIGTERM; SIGKILL every
 /// 4 s for the three) while it is played loses no acknowledged turn, stores no gap and no turn
 /// after an end, never shows a version going back, and says the same as its store; and among
 /// three, no game stands still longer than the lease and two seconds. (scripts/test runs the
@@ -28,15 +29,16 @@ fn a_server_killed_while_played_keeps_every_promise() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let postgres = runtime.block_on(cluster.database("chaos"));
     let three = runtime.block_on(cluster.database("chaos_three"));
-    let instances = vec![
-        "--database-url",
-        three.as_str(),
-        "--instances",
-        "3",
-        "--every",
-        "4",
-    ];
-    for extra in [vec![], vec!["--database-url", postgres.as_str()], instances] {
+    let over_a_bus = runtime.block_on(cluster.database("chaos_bus"));
+    let instances = |url| vec!["--database-url", url, "--instances", "3", "--every", "4"];
+    let mut bus = instances(over_a_bus.as_str());
+    bus.push("--bus");
+    for extra in [
+        vec![],
+        vec!["--database-url", postgres.as_str()],
+        instances(three.as_str()),
+        bus,
+    ] {
         let mut args = vec!["chaos", "--games", "4", "--kills", "4", "--seed", "7"];
         args.extend(extra.iter().copied());
         let out = bench(&args);
