@@ -381,10 +381,11 @@ async fn deliver(link: &Link, outbox: &Arc<Outbox>, text: Utf8Bytes) {
         }
         Ok(message) => match link {
             Link::Here { rooms, id, conn } => act(rooms, id, conn, outbox, message).await,
-            Link::Relayed(edge) => {
-                edge.send(text);
-                return;
-            }
+            Link::Relayed(edge) if edge.send(text) => return,
+            Link::Relayed(_) => Some((
+                ErrorCode::Unavailable,
+                "the game's server is not keeping up: try again".to_string(),
+            )),
         },
         Err(ParseError::Malformed(e)) => {
             Some((ErrorCode::Malformed, format!("malformed message: {e}")))

@@ -285,22 +285,23 @@ impl PeerQueue {
 
     /// Whether nothing is waiting to go.
     pub fn is_empty(&self) -> bool {
-        self.queue.lock().map_or(true, |q| q.is_empty())
+        self.queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
-    /// Waits until something is queued, and hands it all over in `batch` (which must be empty).
-    pub async fn next(&self, batch: &mut Vec<PeerFrame>) {
-        debug_assert!(batch.is_empty(), "the last batch was sent");
-        loop {
-            {
-                let mut queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-                if !queue.is_empty() {
-                    std::mem::swap(&mut *queue, batch);
-                    return;
-                }
-            }
+    /// Waits until something is queued (a drain waits on this, then [`take`](Self::take)s).
+    pub async fn ready(&self) {
+        while self.is_empty() {
+            // A notification sent between the check and here is kept as a permit.
             self.notify.notified().await;
         }
+    }
+
+    /// Hands over everything queued, in order.
+    pub fn take(&self) -> Vec<PeerFrame> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -370,10 +371,9 @@ mod tests {
         b.push_state(change.clone());
         b.push_state(change.clone());
         a.close(ErrorCode::Unavailable, "restart");
-        let mut batch = Vec::new();
-        queue.next(&mut batch).await;
+        queue.ready().await;
         assert_eq!(
-            batch,
+            queue.take(),
             [
                 PeerFrame::Text(change.clone(), vec![1, 2]),
                 PeerFrame::Text("change".into(), vec![3]),

@@ -3,7 +3,7 @@
 //! owner's room queues for it from the bus.
 
 use super::wire::Record;
-use super::{ConnectAsk, Relay, lock, pump};
+use super::{ConnectAsk, Relay, lock};
 use crate::http::error::ApiError;
 use crate::protocol::{ClientMessage, ErrorCode};
 use crate::rooms::outbox::Outbox;
@@ -16,6 +16,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+/// Frames a lane holds before it refuses more. Each client is held to its own rate, so only a
+/// stalled drain (the bus not taking messages) fills it.
+const LANE_CAPACITY: usize = 8192;
+
 /// What the clients here send to one owner, in order.
 #[derive(Debug, Default)]
 pub(super) struct Lane {
@@ -24,21 +28,31 @@ pub(super) struct Lane {
 }
 
 impl Lane {
-    fn push(&self, record: Record) {
-        lock(&self.queue).push(record);
+    /// Queues a record; false if the lane is full and it was refused. A leaving is never
+    /// refused (the owner would keep the connection), and there is one per connection.
+    fn push(&self, record: Record) -> bool {
+        {
+            let mut queue = lock(&self.queue);
+            if queue.len() >= LANE_CAPACITY && !matches!(record, Record::Bye(_)) {
+                return false;
+            }
+            queue.push(record);
+        }
         self.notify.notify_one();
+        true
     }
 
-    async fn next(&self) -> Vec<Record> {
-        loop {
-            {
-                let mut queue = lock(&self.queue);
-                if !queue.is_empty() {
-                    return std::mem::take(&mut *queue);
-                }
-            }
+    /// Waits until something is queued.
+    pub(super) async fn ready(&self) {
+        while self.is_empty() {
+            // A notification sent between the check and here is kept as a permit.
             self.notify.notified().await;
         }
+    }
+
+    /// Hands over everything queued, in order.
+    pub(super) fn take(&self) -> Vec<Record> {
+        std::mem::take(&mut *lock(&self.queue))
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -106,7 +120,7 @@ impl Relay {
         };
         let request = inner
             .client
-            .request(format!("merels.o.{}.connect", owner.instance), payload);
+            .request(format!("merels.{}.connect", owner.instance), payload);
         // An owner killed just as the request left never answers (nor does the bus say it has
         // no listener): the wait ends when this instance finds its lease lapsed.
         let answer = tokio::select! {
@@ -134,34 +148,10 @@ impl Relay {
         }
     }
 
-    /// The queue of what this instance's clients send to `owner`, and the task that drains it.
-    fn lane_to(&self, owner: &str) -> Arc<Lane> {
-        let mut lanes = lock(&self.inner.lanes);
-        if let Some((lane, _)) = lanes.get(owner) {
-            return lane.clone();
-        }
-        let lane = Arc::new(Lane::default());
-        let cut = CancellationToken::new();
-        lanes.insert(owner.to_string(), (lane.clone(), cut.clone()));
-        let drained = lane.clone();
-        let next = move || {
-            let lane = drained.clone();
-            async move { lane.next().await }
-        };
-        let subject = format!("merels.o.{owner}.from.{}", self.inner.me);
-        self.inner
-            .tasks
-            .spawn(pump(self.inner.client.clone(), subject, cut, next));
-        lane
-    }
-
-    /// What an edge is sent: frames for its connections, and closes.
-    pub(super) async fn as_edge(&self, message: async_nats::Message) {
+    /// What this instance, as an edge, is sent by an owner: frames for its connections, and
+    /// closes.
+    pub(super) fn as_edge(&self, records: Vec<Record>) {
         let inner = &self.inner;
-        let Ok(records) = Record::read_all(message.payload) else {
-            tracing::warn!("a relay message that does not parse");
-            return;
-        };
         let mut behind = Vec::new();
         {
             let edges = lock(&inner.edges);
@@ -193,7 +183,9 @@ impl Relay {
         }
         // A client that fell behind lost its backlog: it gets the whole state again.
         for (conn, owner) in behind {
-            self.lane_to(&owner).push(Record::Frame(conn, sync_frame()));
+            self.peer(&owner)
+                .lane
+                .push(Record::Frame(conn, sync_frame()));
         }
     }
 
@@ -214,29 +206,54 @@ pub struct EdgeConn {
 }
 
 impl EdgeConn {
-    /// Sends the owner a frame the client sent (checked to parse).
-    pub fn send(&self, text: Utf8Bytes) {
+    /// Sends the owner a frame the client sent (checked to parse); false if the lane to the
+    /// owner is full and it was refused.
+    #[must_use]
+    pub fn send(&self, text: Utf8Bytes) -> bool {
         self.lane()
-            .push(Record::Frame(self.conn, Bytes::from(text)));
+            .push(Record::Frame(self.conn, Bytes::from(text)))
     }
 
-    /// Asks the owner for the whole state again.
+    /// Asks the owner for the whole state again. Should the lane be full, the client asks by
+    /// itself when it sees a gap in the versions.
     pub fn resync(&self) {
-        self.lane().push(Record::Frame(self.conn, sync_frame()));
+        let _ = self.lane().push(Record::Frame(self.conn, sync_frame()));
     }
 
     /// The client left: the owner lets the connection go.
     pub fn leave(self) {
         lock(&self.relay.inner.edges).remove(&self.conn);
-        self.lane().push(Record::Bye(self.conn));
+        let _ = self.lane().push(Record::Bye(self.conn));
     }
 
     fn lane(&self) -> Arc<Lane> {
-        self.relay.lane_to(&self.owner)
+        self.relay.peer(&self.owner).lane
     }
 }
 
 /// A `sync` message, as a client sends it: the owner answers with the whole state.
 fn sync_frame() -> Bytes {
     Bytes::from(serde_json::to_vec(&ClientMessage::Sync).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_full_lane_refuses_frames_but_never_a_leaving() {
+        let lane = Lane::default();
+        let frame = |conn| Record::Frame(conn, Bytes::from_static(b"{\"type\":\"sync\"}"));
+        for conn in 0..LANE_CAPACITY as u64 {
+            assert!(lane.push(frame(conn)));
+        }
+        assert!(!lane.push(frame(1)), "a frame past the capacity");
+        assert!(lane.push(Record::Bye(1)), "a leaving is always queued");
+        lane.ready().await;
+        let taken = lane.take();
+        assert_eq!(taken.len(), LANE_CAPACITY + 1);
+        assert_eq!(taken.last(), Some(&Record::Bye(1)));
+        assert!(lane.is_empty());
+        assert!(lane.push(frame(2)), "room again once drained");
+    }
 }

@@ -6,15 +6,16 @@
 //! [`PeerQueue`]). Without a bus, [`forward`](super::forward) passes the socket itself on.
 //!
 //! Subjects (instance ids are ids made at each start, so a restarted instance is a new peer):
-//! - `merels.o.{owner}.connect`: a request from an edge, answered once the owner's room has the
+//! - `merels.{owner}.connect`: a request from an edge, answered once the owner's room has the
 //!   connection (an empty reply) or refuses it (an [`ApiError`] as JSON);
-//! - `merels.o.{owner}.from.{edge}`: [`wire`] records from an edge's clients (frames already
-//!   checked to parse, and leavings);
-//! - `merels.e.{edge}`: [`wire`] records for an edge's clients (text frames, each for one or more
-//!   of its connections, and closes).
+//! - `merels.{to}.from.{from}`: [`wire`] records from one instance to another, whichever side
+//!   each is on: for an owner, frames its clients sent and their leavings; for an edge, text
+//!   frames for its connections (each for one or more of them) and closes.
 //!
-//! Each direction between two instances is a queue drained by a task of its own, which sends
-//! what it finds as one message: under load, one message carries many games' changes.
+//! Each direction between two instances is one [`Peer`]: the queue of what rooms here send to
+//! that instance's clients, and the lane of what clients here send to its rooms, drained
+//! together by one task into one message per wake-up. Under load, one message carries many
+//! games' changes both ways.
 //!
 //! Here: the relay's state, joining the bus, forgetting dead peers and the drain ([`pump`]);
 //! `edge` is the side of the sockets served here, `owner` the side of the rooms run here.
@@ -31,16 +32,17 @@ pub use edge::EdgeConn;
 use edge::{EdgeEntry, Lane};
 use owner::Remote;
 
+use crate::http::error::ApiError;
 use crate::metrics::Metrics;
 use crate::protocol::ErrorCode;
 use crate::rooms::Rooms;
-use crate::rooms::outbox::PeerQueue;
+use crate::rooms::outbox::{PeerFrame, PeerQueue};
 use crate::store::owners::Owner;
+use axum::body::Bytes;
 use bytes::BytesMut;
-use futures_util::{FutureExt, StreamExt};
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::future::Future;
 use std::net::IpAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -91,11 +93,53 @@ struct Inner {
     edges: Mutex<HashMap<u64, EdgeEntry>>,
     /// Connections of other instances served by rooms here, by edge and number.
     remotes: Mutex<HashMap<(String, u64), Remote>>,
-    /// The queue of everything bound for each edge, drained by a task of its own.
-    peers: Mutex<HashMap<String, (Arc<PeerQueue>, CancellationToken)>>,
-    /// The queue of what this instance's clients send to each owner, likewise.
-    lanes: Mutex<HashMap<String, (Arc<Lane>, CancellationToken)>>,
+    /// What is bound for each other instance, by its id.
+    peers: Mutex<HashMap<String, Peer>>,
     tasks: TaskTracker,
+}
+
+/// Everything bound for one other instance, drained onto the bus by a task of its own until
+/// `cut` (the instance is gone).
+#[derive(Debug, Clone)]
+struct Peer {
+    /// What rooms here queue for the clients it serves.
+    queue: Arc<PeerQueue>,
+    /// What clients here send to the rooms it runs.
+    lane: Arc<Lane>,
+    cut: CancellationToken,
+}
+
+impl Peer {
+    /// Waits until either side has something to send.
+    async fn ready(&self) {
+        tokio::select! {
+            () = self.queue.ready() => {}
+            () = self.lane.ready() => {}
+        }
+    }
+
+    /// Everything both sides hold, as records: what the rooms queued, then what the clients
+    /// sent (the two concern different connections, so their order does not matter).
+    fn take(&self) -> Vec<Record> {
+        let mut records: Vec<Record> = self
+            .queue
+            .take()
+            .into_iter()
+            .map(|frame| match frame {
+                PeerFrame::Text(text, conns) => Record::Text(conns, Bytes::from(text)),
+                PeerFrame::Close(conn, code, reason) => {
+                    let why = serde_json::to_vec(&ApiError::new(code, reason));
+                    Record::Close(conn, Bytes::from(why.unwrap_or_default()))
+                }
+            })
+            .collect();
+        records.extend(self.lane.take());
+        records
+    }
+
+    fn is_empty(&self) -> bool {
+        self.queue.is_empty() && self.lane.is_empty()
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -118,8 +162,7 @@ impl Relay {
             .subscription_capacity(1 << 16);
         // Boxed: the library's connecting future is large, and awaited once.
         let client = Box::pin(options.connect(url)).await?;
-        let owner_side = client.subscribe(format!("merels.o.{me}.>")).await?;
-        let edge_side = client.subscribe(format!("merels.e.{me}")).await?;
+        let mut subscription = client.subscribe(format!("merels.{me}.>")).await?;
         let relay = Relay {
             inner: Arc::new(Inner {
                 client,
@@ -130,40 +173,73 @@ impl Relay {
                 edges: Mutex::default(),
                 remotes: Mutex::default(),
                 peers: Mutex::default(),
-                lanes: Mutex::default(),
                 tasks: TaskTracker::new(),
             }),
         };
-        let (owner, edge) = (relay.clone(), relay.clone());
-        let (stop_owner, stop_edge) = (stop.clone(), stop);
+        let receiver = relay.clone();
         relay.inner.tasks.spawn(async move {
-            let mut sub = owner_side;
             loop {
                 tokio::select! {
-                    message = sub.next() => match message {
-                        Some(message) => owner.as_owner(message).await,
+                    message = subscription.next() => match message {
+                        Some(message) => receiver.received(message).await,
                         None => return,
                     },
-                    () = stop_owner.cancelled() => return,
-                }
-            }
-        });
-        relay.inner.tasks.spawn(async move {
-            let mut sub = edge_side;
-            loop {
-                tokio::select! {
-                    message = sub.next() => match message {
-                        Some(message) => edge.as_edge(message).await,
-                        None => return,
-                    },
-                    () = stop_edge.cancelled() => {
-                        edge.close_edges("this server is restarting: reconnect");
+                    () = stop.cancelled() => {
+                        receiver.close_edges("this server is restarting: reconnect");
                         return;
                     }
                 }
             }
         });
         Ok(relay)
+    }
+
+    /// A message on this instance's subjects: a request to take a connection, or records from
+    /// another instance, each to the side it is for.
+    async fn received(&self, message: async_nats::Message) {
+        let Some(rest) = message
+            .subject
+            .strip_prefix("merels.")
+            .and_then(|r| r.strip_prefix(self.inner.me.as_str()))
+            .and_then(|r| r.strip_prefix('.'))
+        else {
+            return;
+        };
+        if rest == "connect" {
+            self.asked(message);
+            return;
+        }
+        let Some(from) = rest.strip_prefix("from.") else {
+            return;
+        };
+        let Ok(records) = Record::read_all(message.payload.clone()) else {
+            tracing::warn!(from, "a relay message that does not parse");
+            return;
+        };
+        let (for_owner, for_edge) = records.into_iter().partition(Record::is_for_owner);
+        self.as_edge(for_edge);
+        self.as_owner(from, for_owner).await;
+    }
+
+    /// What is bound for instance `id`, with the task that drains it (started on first need).
+    fn peer(&self, id: &str) -> Peer {
+        let mut peers = lock(&self.inner.peers);
+        if let Some(peer) = peers.get(id) {
+            return peer.clone();
+        }
+        let peer = Peer {
+            queue: Arc::new(PeerQueue::counting(
+                self.inner.metrics.messages_skipped.clone(),
+            )),
+            lane: Arc::new(Lane::default()),
+            cut: CancellationToken::new(),
+        };
+        peers.insert(id.to_string(), peer.clone());
+        let subject = format!("merels.{id}.from.{}", self.inner.me);
+        self.inner
+            .tasks
+            .spawn(pump(self.inner.client.clone(), subject, peer.clone()));
+        peer
     }
 
     /// Forgets every peer not among `live` (those whose lease holds): the connections their
@@ -193,17 +269,10 @@ impl Relay {
                 self.let_go(game, conn);
             }
         }
-        lock(&inner.peers).retain(|edge, (_, cut)| {
-            let keep = alive(edge);
+        lock(&inner.peers).retain(|id, peer| {
+            let keep = alive(id);
             if !keep {
-                cut.cancel();
-            }
-            keep
-        });
-        lock(&inner.lanes).retain(|owner, (_, cut)| {
-            let keep = alive(owner);
-            if !keep {
-                cut.cancel();
+                peer.cut.cancel();
             }
             keep
         });
@@ -212,16 +281,9 @@ impl Relay {
     /// Waits until what this instance's rooms queued for other instances has left (at shutdown,
     /// after the rooms ended: their last words are closes).
     pub async fn flush(&self) {
-        let queues: Vec<_> = lock(&self.inner.peers)
-            .values()
-            .map(|(q, _)| q.clone())
-            .collect();
-        let lanes: Vec<_> = lock(&self.inner.lanes)
-            .values()
-            .map(|(l, _)| l.clone())
-            .collect();
+        let peers: Vec<_> = lock(&self.inner.peers).values().cloned().collect();
         for _ in 0..100 {
-            if queues.iter().all(|q| q.is_empty()) && lanes.iter().all(|l| l.is_empty()) {
+            if peers.iter().all(Peer::is_empty) {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
@@ -233,34 +295,24 @@ impl Relay {
 /// How long a busy drain waits, after the first record, for others to join it.
 const LINGER: Duration = Duration::from_millis(5);
 
-/// Publishes what `next` hands over to `subject`, each batch in as few messages as fit, until
-/// `cut` (the peer is gone) or the bus refuses.
-async fn pump<F, Fut>(
-    client: async_nats::Client,
-    subject: String,
-    cut: CancellationToken,
-    mut next: F,
-) where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Vec<Record>>,
-{
+/// Publishes what `peer` holds to `subject`, each batch in as few messages as fit, until the peer
+/// is cut (gone) or the bus refuses.
+async fn pump(client: async_nats::Client, subject: String, peer: Peer) {
     let mut out = BytesMut::new();
     let mut last = tokio::time::Instant::now();
     loop {
-        let mut batch = tokio::select! {
-            batch = next() => batch,
-            () = cut.cancelled() => return,
-        };
+        tokio::select! {
+            () = peer.ready() => {}
+            () = peer.cut.cancelled() => return,
+        }
         // Under steady load, what else comes within the window leaves with it: one message then
         // carries many games' changes, where each message costs both instances and the bus
         // wake-ups and system calls. A lone change (a quiet server) leaves at once.
         if last.elapsed() < LINGER * 2 {
             tokio::time::sleep(LINGER).await;
-            if let Some(more) = next().now_or_never() {
-                batch.extend(more);
-            }
         }
         last = tokio::time::Instant::now();
+        let batch = peer.take();
         for (i, record) in batch.iter().enumerate() {
             record.write(&mut out);
             if out.len() >= wire::MESSAGE_BYTES || i + 1 == batch.len() {

@@ -3,15 +3,14 @@
 //! queues for it goes to that edge's queue, drained onto the bus.
 
 use super::wire::Record;
-use super::{ConnectAsk, Relay, lock, pump};
+use super::{ConnectAsk, Relay, lock};
 use crate::http::error::ApiError;
 use crate::http::ws::act;
 use crate::protocol::{ClientMessage, ErrorCode};
 use crate::rooms::Connection;
-use crate::rooms::outbox::{Outbox, PeerFrame, PeerQueue};
+use crate::rooms::outbox::Outbox;
 use axum::body::Bytes;
 use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
 
 /// A connection of another instance, as the owner holds it.
 #[derive(Debug)]
@@ -27,42 +26,29 @@ pub(super) enum Remote {
 }
 
 impl Relay {
-    /// What an owner is sent: connections to take, frames of theirs, and their leaving.
-    pub(super) async fn as_owner(&self, message: async_nats::Message) {
+    /// An edge asks this instance, the game's owner, to take a connection into its room: the
+    /// answer (empty, or the refusal) goes to the request's reply subject.
+    pub(super) fn asked(&self, message: async_nats::Message) {
         let inner = &self.inner;
-        let rest = message.subject.as_str();
-        let Some(rest) = rest
-            .strip_prefix("merels.o.")
-            .and_then(|r| r.strip_prefix(inner.me.as_str()))
-            .and_then(|r| r.strip_prefix('.'))
-        else {
+        let Some(reply) = message.reply else { return };
+        let Ok(ask) = serde_json::from_slice::<ConnectAsk>(&message.payload) else {
             return;
         };
-        if rest == "connect" {
-            let Some(reply) = message.reply else { return };
-            let Ok(ask) = serde_json::from_slice::<ConnectAsk>(&message.payload) else {
-                return;
+        let key = (ask.edge.clone(), ask.conn);
+        lock(&inner.remotes).insert(key.clone(), Remote::Connecting { gone: false });
+        let relay = self.clone();
+        // Taking a connection may load the game: the frames of every other wait for none.
+        inner.tasks.spawn(async move {
+            let answer = match relay.take(ask).await {
+                Ok(()) => Bytes::new(),
+                Err(e) => Bytes::from(serde_json::to_vec(&e).unwrap_or_default()),
             };
-            let key = (ask.edge.clone(), ask.conn);
-            lock(&inner.remotes).insert(key.clone(), Remote::Connecting { gone: false });
-            let relay = self.clone();
-            // Taking a connection may load the game: the frames of every other wait for none.
-            inner.tasks.spawn(async move {
-                let answer = match relay.take(ask).await {
-                    Ok(()) => Bytes::new(),
-                    Err(e) => Bytes::from(serde_json::to_vec(&e).unwrap_or_default()),
-                };
-                let _ = relay.inner.client.publish(reply, answer).await;
-            });
-            return;
-        }
-        let Some(edge) = rest.strip_prefix("from.") else {
-            return;
-        };
-        let Ok(records) = Record::read_all(message.payload) else {
-            tracing::warn!(edge, "a relay message that does not parse");
-            return;
-        };
+            let _ = relay.inner.client.publish(reply, answer).await;
+        });
+    }
+
+    /// What this instance, as an owner, is sent by `edge`: its clients' frames and leavings.
+    pub(super) async fn as_owner(&self, edge: &str, records: Vec<Record>) {
         for record in records {
             match record {
                 Record::Frame(conn, text) => self.frame(edge, conn, &text).await,
@@ -116,7 +102,7 @@ impl Relay {
         let key = (ask.edge.clone(), ask.conn);
         let taken = async {
             let seat = inner.rooms.seat_of(&ask.game, ask.secret).await?;
-            let outbox = Arc::new(Outbox::relayed(self.queue_for(&ask.edge), ask.conn));
+            let outbox = Arc::new(Outbox::relayed(self.peer(&ask.edge).queue, ask.conn));
             let conn = inner
                 .rooms
                 .connect(&ask.game, seat, ask.from, outbox.clone())
@@ -160,44 +146,5 @@ impl Relay {
         self.inner
             .tasks
             .spawn(async move { rooms.disconnect(&game, &conn).await });
-    }
-
-    /// The queue of what goes to `edge`, and the task that drains it onto the bus.
-    fn queue_for(&self, edge: &str) -> Arc<PeerQueue> {
-        let mut peers = lock(&self.inner.peers);
-        if let Some((queue, _)) = peers.get(edge) {
-            return queue.clone();
-        }
-        let queue = Arc::new(PeerQueue::counting(
-            self.inner.metrics.messages_skipped.clone(),
-        ));
-        let cut = CancellationToken::new();
-        peers.insert(edge.to_string(), (queue.clone(), cut.clone()));
-        let drained = queue.clone();
-        let next = move || {
-            let queue = drained.clone();
-            async move {
-                let mut batch = Vec::new();
-                queue.next(&mut batch).await;
-                batch
-                    .into_iter()
-                    .map(|frame| match frame {
-                        PeerFrame::Text(text, conns) => Record::Text(conns, Bytes::from(text)),
-                        PeerFrame::Close(conn, code, reason) => {
-                            let why = serde_json::to_vec(&ApiError::new(code, reason));
-                            Record::Close(conn, Bytes::from(why.unwrap_or_default()))
-                        }
-                    })
-                    .collect()
-            }
-        };
-        let pumping = pump(
-            self.inner.client.clone(),
-            format!("merels.e.{edge}"),
-            cut,
-            next,
-        );
-        self.inner.tasks.spawn(pumping);
-        queue
     }
 }

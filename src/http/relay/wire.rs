@@ -41,6 +41,11 @@ impl Record {
         }
     }
 
+    /// Whether the record is for the owner of the connection (from its edge), not for the edge.
+    pub fn is_for_owner(&self) -> bool {
+        matches!(self, Record::Frame(..) | Record::Bye(..))
+    }
+
     /// Appends the record to `out`.
     pub fn write(&self, out: &mut BytesMut) {
         let (kind, conns, body) = self.parts();
