@@ -94,6 +94,12 @@ pub struct BenchArgs {
     /// their games' frames over it. Its CPU is counted with theirs.
     #[arg(long)]
     pub bus: bool,
+    /// Hold the players to this many turns per second in all (0: each moves as soon as it
+    /// may). At one rate every server does the same work a second, so CPU per turn compares
+    /// them at the same load rather than each at its own most; a server slower than the rate
+    /// shows fewer turns per second.
+    #[arg(long, default_value_t = 0)]
+    pub rate: u32,
 }
 
 /// Which database.
@@ -447,6 +453,7 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
     let (empty_rss, _) = usage();
     let shared = Arc::new(Shared {
         by_game: args.by_game,
+        pace: (args.rate > 0).then(|| crate::workload::Pace::new(args.rate)),
         ..Shared::default()
     });
     let (go_tx, go_rx) = tokio::sync::watch::channel(false);

@@ -141,6 +141,36 @@ pub struct Shared {
     /// With several servers: every connection of a game goes to the one that made it (as a
     /// balancer hashing on the game id sends them), rather than to each in turn.
     pub by_game: bool,
+    /// Holds all players together to a rate of turns, if set.
+    pub pace: Option<Pace>,
+}
+
+/// A rate of turns shared by every player: each turn takes the next free slot, one every
+/// `every`, and waits for it. A server slower than the rate finds every slot already due.
+pub struct Pace {
+    every: Duration,
+    next: Mutex<Instant>,
+}
+
+impl Pace {
+    /// `per_second` turns a second, in all.
+    pub fn new(per_second: u32) -> Pace {
+        Pace {
+            every: Duration::from_secs(1) / per_second.max(1),
+            next: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Waits for this turn's slot.
+    async fn wait(&self) {
+        let slot = {
+            let mut next = self.next.lock().unwrap();
+            let slot = (*next).max(Instant::now());
+            *next = slot + self.every;
+            slot
+        };
+        tokio::time::sleep_until(slot.into()).await;
+    }
 }
 
 /// When each turn of one game was sent, by the version its state will carry.
@@ -330,6 +360,9 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
                 }
                 acted = m.version;
                 let turn = m.legal[rng.below(m.legal.len())].turn;
+                if let Some(pace) = &shared.pace {
+                    pace.wait().await;
+                }
                 sent.lock().unwrap().insert(m.version + 1, Instant::now());
                 if ws.send(move_frame(turn)).await.is_err() {
                     return;
@@ -364,5 +397,32 @@ async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
             let micros = at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
             shared.latencies.lock().unwrap().push(micros);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// However many players ask at once, turns leave no faster than the rate.
+    #[tokio::test]
+    async fn a_pace_holds_all_players_to_its_rate() {
+        let pace = Arc::new(Pace::new(1000));
+        let started = Instant::now();
+        let players: Vec<_> = (0..4)
+            .map(|_| {
+                let pace = pace.clone();
+                tokio::spawn(async move {
+                    for _ in 0..10 {
+                        pace.wait().await;
+                    }
+                })
+            })
+            .collect();
+        for p in players {
+            p.await.unwrap();
+        }
+        // 40 turns at 1,000 a second: the last one's slot is 39 ms after the first.
+        assert!(started.elapsed() >= Duration::from_millis(39));
     }
 }
