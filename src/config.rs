@@ -158,6 +158,19 @@ pub struct Config {
     #[arg(long, env = "MERELS_NATS_URL")]
     pub nats_url: Option<String>,
 
+    /// Where clients can reach this instance itself, past the load balancer, such as
+    /// `https://a.merels.example` (with PostgreSQL, several instances). A game's socket that
+    /// reaches another instance is then told to reconnect here when this one owns the game
+    /// (`moved`), so that the owner serves its clients itself and no change crosses between
+    /// instances. Seat cookies must reach every instance: see `--cookie-domain`.
+    #[arg(long, env = "MERELS_DIRECT_URL", value_parser = http_url)]
+    pub direct_url: Option<String>,
+
+    /// The domain seat cookies are set for, such as `merels.example` when the instances'
+    /// direct addresses are its subdomains (default: the host that set them, alone).
+    #[arg(long, env = "MERELS_COOKIE_DOMAIN")]
+    pub cookie_domain: Option<String>,
+
     /// Worker threads of the runtime: 0 for one per core, 1 for the single-threaded scheduler.
     #[arg(long, env = "MERELS_WORKER_THREADS", default_value_t = 0)]
     pub worker_threads: usize,
@@ -165,6 +178,27 @@ pub struct Config {
     /// Seconds a graceful shutdown may take before the server exits anyway.
     #[arg(long, env = "MERELS_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
     pub shutdown_timeout_secs: u64,
+}
+
+/// An `http://` or `https://` base URL, kept without a trailing slash.
+fn http_url(value: &str) -> Result<String, String> {
+    let url = value.trim().trim_end_matches('/');
+    let host = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    match host {
+        Some(host)
+            if !host.is_empty()
+                && host
+                    .chars()
+                    .all(|c| c.is_ascii_graphic() && !"/?#;,'\"".contains(c)) =>
+        {
+            Ok(url.to_string())
+        }
+        _ => Err(format!(
+            "{value:?} is not a base URL such as https://a.merels.example"
+        )),
+    }
 }
 
 /// Parses a [`Config`] on its own (for `merels` with no command).
@@ -226,6 +260,8 @@ impl Config {
             internal_addr: None,
             lease_secs: 10.0,
             nats_url: None,
+            direct_url: None,
+            cookie_domain: None,
         }
     }
 
@@ -253,5 +289,33 @@ impl Config {
     /// How long before an untouched game is abandoned.
     pub fn abandon_after(&self) -> Duration {
         Duration::from_secs_f64(self.abandon_after_days.max(0.0) * 86_400.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_url;
+
+    #[test]
+    fn a_direct_url_is_a_base_url() {
+        assert_eq!(
+            http_url("https://a.merels.example/").as_deref(),
+            Ok("https://a.merels.example")
+        );
+        assert_eq!(
+            http_url("http://127.0.0.1:8080").as_deref(),
+            Ok("http://127.0.0.1:8080")
+        );
+        for wrong in [
+            "a.merels.example",
+            "ws://a",
+            "https://",
+            "https://a/b",
+            "ftp://a",
+            "https://a b",
+            "https://a;b",
+        ] {
+            assert!(http_url(wrong).is_err(), "{wrong}");
+        }
     }
 }

@@ -63,6 +63,8 @@ pub struct Metrics {
     pub forwarded: Counter,
     /// Sockets served here, over the bus, for games another instance owns.
     pub relayed: Counter,
+    /// Sockets told to reconnect to their game's owner at its own address (`moved`).
+    pub moved: Counter,
 }
 
 impl Default for Metrics {
@@ -93,6 +95,7 @@ impl Metrics {
             lease_lapses: Counter::default(),
             forwarded: Counter::default(),
             relayed: Counter::default(),
+            moved: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -169,6 +172,11 @@ impl Metrics {
             "relayed",
             "Sockets served here, over the bus, for games another instance owns",
             m.relayed.clone(),
+        );
+        registry.register(
+            "moved",
+            "Sockets told to reconnect to their game's owner at its own address",
+            m.moved.clone(),
         );
         Metrics { registry, ..m }
     }

@@ -76,6 +76,8 @@ pub async fn run(
                 threads: config.engine_threads,
                 tables: config.tables.clone(),
             },
+            // Clients are sent to an instance's own address only where instances have peers.
+            direct_url: internal.as_ref().and(config.direct_url.clone()),
             peer_address,
             lease: config.lease(),
             ..RoomsConfig::default()

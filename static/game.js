@@ -43,24 +43,77 @@ function setConn(text, ok) {
   conn.classList.toggle('ok', ok);
 }
 
-function connect() {
+// Where the game's socket is. By default this page's own server, which serves the game or passes
+// it on to the server that runs it; when the game's server can be reached at an address of its
+// own it says so (`moved`), and the page goes there. Should that address not answer right after
+// being named (a firewall, this page's policy), the page comes back and asks to be served where
+// it is (`?direct=0`).
+let socketUrl = null;
+let movedTo = false; // socketUrl was named just now, and has not answered yet
+let stayHere = false;
+let moves = 0; // redirects in a row, without a game: past a few, they wait like any reconnect
+
+function ownSocket() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  socket = new WebSocket(`${scheme}//${location.host}/api/games/${id}/ws`);
+  return `${scheme}//${location.host}/api/games/${id}/ws${stayHere ? '?direct=0' : ''}`;
+}
+
+function openSocket(url) {
+  try {
+    return new WebSocket(url);
+  } catch {
+    // Refused before it began (an address the page may not reach): serve it through here.
+    socketUrl = null;
+    stayHere = true;
+    return new WebSocket(ownSocket());
+  }
+}
+
+function connect() {
+  const directly = socketUrl !== null;
+  socket = openSocket(socketUrl ?? ownSocket());
+  let heard = false;
   setConn('Connecting…', false);
   socket.onopen = () => {
-    retry = 0;
     setConn('Connected', true);
   };
-  socket.onmessage = (ev) => receive(JSON.parse(ev.data));
+  socket.onmessage = (ev) => {
+    heard = true;
+    const msg = JSON.parse(ev.data);
+    if (msg.type === 'moved') {
+      socketUrl = msg.url;
+      movedTo = true;
+      return;
+    }
+    if (msg.type === 'hello') {
+      retry = 0;
+      moves = 0;
+      movedTo = false;
+    }
+    receive(msg);
+  };
   socket.onclose = (ev) => {
     sentAt = null;
     if (ev.code === 4404) {
       setConn('No such game.', false);
       return;
     }
-    if (ev.code === 4000) {
-      connect(); // we closed it ourselves, to come back seated
+    if (ev.code === 4000 || (ev.code === 4307 && moves < 3)) {
+      // We closed it ourselves, to come back seated; or the game is served elsewhere.
+      moves += ev.code === 4307 ? 1 : 0;
+      connect();
       return;
+    }
+    if (directly && !heard) {
+      // The game's own address did not answer: if it was named just now, it cannot be reached
+      // from here; else its server may have gone, and this page's server knows who has the game.
+      stayHere = movedTo;
+      socketUrl = null;
+      movedTo = false;
+      if (stayHere) {
+        connect();
+        return;
+      }
     }
     // Back off: 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so that a restarted server is not
     // met by every client at once.

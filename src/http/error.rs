@@ -23,6 +23,9 @@ pub const CLOSE_BAD_TEXT: u16 = 1007;
 pub const CLOSE_INTERNAL: u16 = 1011;
 /// Close code: no such game (application range, 4000 + HTTP 404).
 pub const CLOSE_NOT_FOUND: u16 = 4404;
+/// Close code: the game is served at another address, named by the `moved` message before it
+/// (application range, 4000 + HTTP 307).
+pub const CLOSE_MOVED: u16 = 4307;
 
 /// An error answered over HTTP: a status and a JSON body `{"error": code, "message": ...}`.
 /// (Between instances, on the bus, it travels as `{"code": ..., "message": ...}`.)

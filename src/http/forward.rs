@@ -5,6 +5,10 @@
 //! the client never knows. Any load balancer works; one that hashes on the game id makes this
 //! rare.
 //!
+//! An owner that clients can reach at an address of its own (`MERELS_DIRECT_URL`) is not
+//! forwarded to for sockets: the client is told to reconnect there (`moved`), so that the owner
+//! feeds it straight and nothing of the game crosses between instances but its HTTP requests.
+//!
 //! The internal address serves only peers: each forwarded request carries the peers' shared
 //! secret (kept in the database) and the client's address, which the owner then uses for its
 //! limits. A request there without the secret is refused.
@@ -105,8 +109,35 @@ fn is_socket(path: &str) -> bool {
     path.starts_with("/api/games/") && path.ends_with("/ws")
 }
 
+/// Marks a game's socket whose owner clients reach themselves: the socket is told to go there.
+#[derive(Debug, Clone)]
+pub struct MoveTo(pub String);
+
+/// The WebSocket origin of the instance clients reach at `direct` (`https://host` gives
+/// `wss://host`).
+pub fn socket_origin(direct: &str) -> String {
+    match direct.strip_prefix("https://") {
+        Some(host) => format!("wss://{host}"),
+        None => format!("ws://{}", direct.strip_prefix("http://").unwrap_or(direct)),
+    }
+}
+
+/// The socket of game `id` on the instance clients reach at `direct`.
+fn socket_url(direct: &str, id: &str) -> String {
+    format!("{}/api/games/{id}/ws", socket_origin(direct))
+}
+
+/// Whether a socket asks to be served where it landed (`?direct=0`): a client that could not
+/// reach the address it was sent to (a firewall, a page whose policy does not allow it) comes
+/// back so, and is forwarded or relayed instead.
+fn stays(uri: &Uri) -> bool {
+    uri.query()
+        .is_some_and(|q| q.split('&').any(|pair| pair == "direct=0"))
+}
+
 /// Middleware of the public router: a request for a game that another live instance owns is
-/// served by forwarding it there (a socket, with a bus, is served here over the bus).
+/// served by forwarding it there; a socket is sent there itself when clients can reach the
+/// owner, or, with a bus, served here over the bus.
 pub async fn to_owner(
     State(app): State<AppState>,
     ClientIp(client): ClientIp,
@@ -125,6 +156,15 @@ pub async fn to_owner(
     };
     match app.rooms.locate(id).await {
         Ok(None) => next.run(request).await,
+        Ok(Some(Owner {
+            direct: Some(direct),
+            ..
+        })) if is_socket(request.uri().path()) && !stays(request.uri()) => {
+            let to = MoveTo(socket_url(&direct, id));
+            let mut request = request;
+            request.extensions_mut().insert(to);
+            next.run(request).await
+        }
         Ok(Some(owner)) if app.relay.is_some() && is_socket(request.uri().path()) => {
             // Served here, its frames and the room's relayed over the bus.
             let mut request = request;
@@ -242,7 +282,19 @@ fn unreachable_owner(e: impl std::fmt::Display) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::game_in_path;
+    use super::{game_in_path, socket_url};
+
+    #[test]
+    fn a_socket_on_an_address_of_its_own() {
+        assert_eq!(
+            socket_url("https://a.merels.example", "abc"),
+            "wss://a.merels.example/api/games/abc/ws"
+        );
+        assert_eq!(
+            socket_url("http://127.0.0.1:8080", "abc"),
+            "ws://127.0.0.1:8080/api/games/abc/ws"
+        );
+    }
 
     #[test]
     fn paths_that_name_a_game() {

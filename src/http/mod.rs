@@ -192,13 +192,18 @@ pub fn seat_cookies(
     secret: &str,
 ) -> AppendHeaders<[(HeaderName, String); 2]> {
     let secure = if config.https() { "; Secure" } else { "" };
+    let domain = config
+        .cookie_domain
+        .as_deref()
+        .map(|d| format!("; Domain={d}"))
+        .unwrap_or_default();
     let name = seat_cookie_name(id);
     AppendHeaders(
         [format!("/g/{id}"), format!("/api/games/{id}")].map(|path| {
             (
                 header::SET_COOKIE,
                 format!(
-                    "{name}={secret}; Path={path}; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}"
+                    "{name}={secret}; Path={path}; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}{domain}"
                 ),
             )
         }),
@@ -206,11 +211,19 @@ pub fn seat_cookies(
 }
 
 /// The Content-Security-Policy of every answer: the client's own scripts, styles and sockets
-/// only (it has no inline script or style), and no framing, so that a page of another site
-/// cannot frame a game and trick a player into clicking "Resign".
-const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
-     style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; \
-     form-action 'self'; frame-ancestors 'none'";
+/// only (it has no inline script or style; sockets may also go to this instance's own address,
+/// where a game's page, which its owner serves, is sent), and no framing, so that a page of
+/// another site cannot frame a game and trick a player into clicking "Resign".
+fn content_security_policy(direct_url: Option<&str>) -> String {
+    let direct = direct_url
+        .map(|url| format!(" {}", forward::socket_origin(url)))
+        .unwrap_or_default();
+    format!(
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; \
+         connect-src 'self'{direct}; base-uri 'none'; form-action 'self'; \
+         frame-ancestors 'none'"
+    )
+}
 
 /// The headers every answer carries: the CSP above and its older equivalents, no MIME
 /// sniffing, no `Referer` to other sites (a game's address may carry a seat; `no-referrer` would
@@ -219,7 +232,9 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
     let mut headers = vec![
         (
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            HeaderValue::try_from(content_security_policy(config.direct_url.as_deref()))
+                .or_else(|_| HeaderValue::try_from(content_security_policy(None)))
+                .expect("the policy without an address is plain ASCII"),
         ),
         (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
         (

@@ -7,7 +7,8 @@
 //! 1009.
 
 use super::budget::Flood;
-use super::error::ApiError;
+use super::error::{ApiError, CLOSE_MOVED};
+use super::forward::MoveTo;
 use super::limits::{ClientIp, from_own_pages};
 use super::relay::{EdgeConn, Relay, RelayTo};
 use super::{AppState, presented_secret};
@@ -32,6 +33,10 @@ use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior};
 
 /// `GET /api/games/{id}/ws`: 404 for an unknown game, else the upgrade.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "axum's extractors, one an argument"
+)]
 pub async fn upgrade(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -39,6 +44,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     flood: Option<Extension<Arc<Flood>>>,
     relay_to: Option<Extension<RelayTo>>,
+    move_to: Option<Extension<MoveTo>>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let metrics = app.metrics.clone();
@@ -61,6 +67,16 @@ pub async fn upgrade(
         )
         .into_response();
     };
+    if let Some(Extension(MoveTo(url))) = move_to {
+        return match ws {
+            Ok(ws) => ws.on_upgrade(move |socket| async move {
+                metrics.moved.inc();
+                send_elsewhere(socket, url).await;
+                drop(slot);
+            }),
+            Err(rejection) => rejection.into_response(),
+        };
+    }
     let secret = presented_secret(&headers, &id);
     let target = match (relay_to, &app.relay) {
         (Some(Extension(RelayTo(owner))), Some(relay)) => {
@@ -104,6 +120,30 @@ pub async fn upgrade(
             metrics.connections.dec();
             drop(slot);
         })
+}
+
+/// Tells the client that its game is served at `url` (`moved`), and closes (4307): it reconnects
+/// there, to the game's owner, which then sends it every change itself.
+async fn send_elsewhere(mut socket: WebSocket, url: String) {
+    let moved = ServerMessage::Moved { url }.to_json();
+    let close = CloseFrame {
+        code: CLOSE_MOVED,
+        reason: Utf8Bytes::from_static("the game is served at another address"),
+    };
+    if socket.send(Message::Text(moved.into())).await.is_err()
+        || socket.send(Message::Close(Some(close))).await.is_err()
+    {
+        return;
+    }
+    // Until the client's Close, as RFC 6455 asks (a reset could overtake the message).
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while let Some(Ok(frame)) = socket.recv().await {
+            if matches!(frame, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// Where the connection's game runs: here (with the seat the visitor holds; none: they watch),

@@ -21,7 +21,7 @@ pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
 use std::sync::Arc;
 
 /// The protocol's version, sent in every `hello`.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -374,6 +374,12 @@ pub enum ServerMessage {
     },
     /// Answer to `ping`.
     Pong,
+    /// The game is served by an instance that clients reach at `url`: reconnect there. Sent
+    /// instead of `hello`, before the close that says so (4307).
+    Moved {
+        /// The game's socket on its server (`wss://a.merels.example/api/games/{id}/ws`).
+        url: String,
+    },
 }
 
 /// Reads a board as its [`Geometry`], then keeps it as JSON. (A raw value cannot be read

@@ -19,6 +19,8 @@ pub struct Lease {
     pub instance: String,
     /// Where its peers reach it (`host:port`); empty with SQLite, which has no peers.
     pub address: String,
+    /// Where clients can reach it themselves, if they can (see `Config::direct_url`).
+    pub direct: Option<String>,
     /// How long a registration holds without renewal.
     pub length: Duration,
     held: Mutex<Held>,
@@ -42,16 +44,27 @@ pub enum Renewal {
 }
 
 impl Lease {
-    /// A lease not yet registered, for an instance reachable at `address`.
-    pub fn new(address: String, length: Duration) -> Lease {
+    /// A lease not yet registered, for an instance its peers reach at `address` and clients at
+    /// `direct`, if they can.
+    pub fn new(address: String, direct: Option<String>, length: Duration) -> Lease {
         Lease {
             instance: super::secrets::new_id(wall_ms()),
             address,
+            direct,
             length,
             held: Mutex::new(Held {
                 until: 0,
                 rooms: CancellationToken::new(),
             }),
+        }
+    }
+
+    /// This instance as the others find it in the store.
+    pub fn registration(&self) -> crate::store::owners::Owner {
+        crate::store::owners::Owner {
+            instance: self.instance.clone(),
+            address: self.address.clone(),
+            direct: self.direct.clone(),
         }
     }
 

@@ -106,6 +106,8 @@ pub struct RoomsConfig {
     pub handoff: Duration,
     /// Where this instance's peers reach it (`host:port`; empty without peers).
     pub peer_address: String,
+    /// Where clients can reach this instance itself, if they can (see `Config::direct_url`).
+    pub direct_url: Option<String>,
     /// How long this instance's hold on its games lasts without renewal.
     pub lease: Duration,
 }
@@ -122,6 +124,7 @@ impl Default for RoomsConfig {
             computer: ComputerConfig::default(),
             handoff: Duration::from_secs(600),
             peer_address: String::new(),
+            direct_url: None,
             lease: Duration::from_secs(10),
         }
     }
@@ -179,7 +182,11 @@ impl Rooms {
                 cap: cap::GameCap::per_minute(config.games_per_minute),
                 computer_cap: cap::GameCap::per_hour(config.computer_games_per_hour),
                 computer: computer::Computer::new(&config.computer),
-                lease: lease::Lease::new(config.peer_address.clone(), config.lease),
+                lease: lease::Lease::new(
+                    config.peer_address.clone(),
+                    config.direct_url.clone(),
+                    config.lease,
+                ),
                 config,
                 generation: AtomicU64::new(0),
                 shutdown,
@@ -217,7 +224,7 @@ impl Rooms {
         lapsed(now);
         let store = &self.inner.store;
         store
-            .register(&lease.instance, &lease.address, now, lease.until(now))
+            .register(&lease.registration(), now, lease.until(now))
             .await?;
         // A renewal stored after the lease it renews had run out came too late: another
         // instance may have taken a game meanwhile.

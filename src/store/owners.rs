@@ -13,12 +13,16 @@ use super::{Backend, Store, StoreError};
 use std::sync::Arc;
 
 /// The instance that runs a game's room, as another instance finds it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct Owner {
     /// Its id (made afresh each time an instance starts).
+    #[sqlx(rename = "id")]
     pub instance: String,
     /// The internal address where it serves its peers, `host:port`.
     pub address: String,
+    /// Where clients can reach it themselves (`https://a.merels.example`), if they can.
+    #[sqlx(rename = "direct_url")]
+    pub direct: Option<String>,
 }
 
 /// A game taken by [`Store::claim`].
@@ -33,24 +37,19 @@ pub struct Claim {
 }
 
 impl Store {
-    /// Registers instance `id`, reachable by its peers at `address`, or renews its lease: it
-    /// holds until `until` (ms).
-    pub async fn register(
-        &self,
-        id: &str,
-        address: &str,
-        now: i64,
-        until: i64,
-    ) -> Result<(), StoreError> {
+    /// Registers `instance` (its id, its peers' address and clients' own, if any), or renews
+    /// its lease: it holds until `until` (ms).
+    pub async fn register(&self, instance: &Owner, now: i64, until: i64) -> Result<(), StoreError> {
         on_pool!(&self.backend, pool => {
             sqlx::query(
-                "INSERT INTO instances (id, address, lease_until, started_at, renewed_at) \
-                 VALUES ($1, $2, $3, $4, $4) ON CONFLICT (id) DO UPDATE \
-                 SET address = excluded.address, lease_until = excluded.lease_until, \
-                 renewed_at = excluded.renewed_at",
+                "INSERT INTO instances (id, address, direct_url, lease_until, started_at, \
+                 renewed_at) VALUES ($1, $2, $3, $4, $5, $5) ON CONFLICT (id) DO UPDATE \
+                 SET address = excluded.address, direct_url = excluded.direct_url, \
+                 lease_until = excluded.lease_until, renewed_at = excluded.renewed_at",
             )
-            .bind(id)
-            .bind(address)
+            .bind(&instance.instance)
+            .bind(&instance.address)
+            .bind(&instance.direct)
             .bind(until)
             .bind(now)
             .execute(pool)
@@ -124,30 +123,28 @@ impl Store {
     /// The live owner of game `id` at `now`, if it has one.
     pub async fn owner_of(&self, id: &str, now: i64) -> Result<Option<Owner>, StoreError> {
         on_pool!(&self.backend, pool => {
-            let owner: Option<(String, String)> = sqlx::query_as(
-                "SELECT i.id, i.address FROM games g JOIN instances i ON i.id = g.owner \
-                 WHERE g.id = $1 AND i.lease_until > $2",
+            let owner: Option<Owner> = sqlx::query_as(
+                "SELECT i.id, i.address, i.direct_url FROM games g \
+                 JOIN instances i ON i.id = g.owner WHERE g.id = $1 AND i.lease_until > $2",
             )
             .bind(id)
             .bind(now)
             .fetch_optional(pool)
             .await?;
-            Ok(owner.map(|(instance, address)| Owner { instance, address }))
+            Ok(owner)
         })
     }
 
     /// The instances whose lease holds at `now`.
     pub async fn live_instances(&self, now: i64) -> Result<Vec<Owner>, StoreError> {
         on_pool!(&self.backend, pool => {
-            let rows: Vec<(String, String)> =
-                sqlx::query_as("SELECT id, address FROM instances WHERE lease_until > $1")
-                    .bind(now)
-                    .fetch_all(pool)
-                    .await?;
-            Ok(rows
-                .into_iter()
-                .map(|(instance, address)| Owner { instance, address })
-                .collect())
+            let live: Vec<Owner> = sqlx::query_as(
+                "SELECT id, address, direct_url FROM instances WHERE lease_until > $1",
+            )
+            .bind(now)
+            .fetch_all(pool)
+            .await?;
+            Ok(live)
         })
     }
 

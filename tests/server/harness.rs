@@ -306,33 +306,59 @@ pub struct Ws {
     pub state: Value,
     /// The `chat_history` that followed the state on connecting.
     pub chat: Value,
+    /// Where a `moved` sent the connection, if one did.
+    pub moved: Option<String>,
 }
 
 impl Ws {
+    /// Connects to game `id` at `addr`, following a `moved` (the game served at an address of
+    /// its own) as a browser does.
     pub async fn connect(addr: SocketAddr, id: &str, secret: Option<&str>) -> Ws {
-        let mut request = format!("ws://{addr}/api/games/{id}/ws")
-            .into_client_request()
-            .unwrap();
+        Ws::connect_url(&format!("ws://{addr}/api/games/{id}/ws"), secret).await
+    }
+
+    /// [`Ws::connect`] at a socket's whole address.
+    pub async fn connect_url(url: &str, secret: Option<&str>) -> Ws {
+        let mut url = url.to_string();
+        let mut moved = None;
+        loop {
+            let mut ws = Ws::open(&url, secret).await;
+            let first = ws.next().await;
+            if first["type"] == "moved" {
+                assert!(moved.is_none(), "moved twice: {first}");
+                assert_eq!(ws.closed().await, Some(4307));
+                url = first["url"].as_str().unwrap().to_string();
+                moved = Some(url.clone());
+                continue;
+            }
+            ws.moved = moved;
+            ws.hello = first;
+            assert_eq!(ws.hello["type"], "hello", "{}", ws.hello);
+            let state = ws.next().await;
+            assert_eq!(state["type"], "state", "{state}");
+            ws.state = state;
+            ws.chat = ws.next().await;
+            assert_eq!(ws.chat["type"], "chat_history", "{}", ws.chat);
+            return ws;
+        }
+    }
+
+    /// A socket at `url`, nothing read yet.
+    async fn open(url: &str, secret: Option<&str>) -> Ws {
+        let mut request = url.into_client_request().unwrap();
         if let Some(s) = secret {
             request
                 .headers_mut()
                 .insert("authorization", format!("Bearer {s}").parse().unwrap());
         }
         let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-        let mut ws = Ws {
+        Ws {
             stream,
             hello: Value::Null,
             state: Value::Null,
             chat: Value::Null,
-        };
-        ws.hello = ws.next().await;
-        assert_eq!(ws.hello["type"], "hello", "{}", ws.hello);
-        let state = ws.next().await;
-        assert_eq!(state["type"], "state", "{state}");
-        ws.state = state;
-        ws.chat = ws.next().await;
-        assert_eq!(ws.chat["type"], "chat_history", "{}", ws.chat);
-        ws
+            moved: None,
+        }
     }
 
     /// The next JSON message (text frames only); panics on close or after [`WAIT`].

@@ -1,7 +1,7 @@
 //! Several instances on one PostgreSQL database behave as one: each game has one owner, which
 //! serves every client of the game wherever it connected (the others forward its sockets to it,
-//! or, with a bus, keep them and relay their frames over NATS), so that turns, offers, clocks
-//! and presence are decided in one place. Real servers on 127.0.0.1:0 and real processes, on a
+//! send them to its own address, or, with a bus, keep them and relay their frames over NATS), so
+//! that turns, offers, clocks and presence are decided in one place. Real servers on 127.0.0.1:0 and real processes, on a
 //! real PostgreSQL cluster and a real NATS server; SQLite refuses a second process. Each test of
 //! sockets across instances runs both ways.
 
@@ -20,6 +20,8 @@ enum Via {
     Forwarding,
     /// Kept where it landed, its frames relayed over a bus.
     Bus,
+    /// Told to reconnect to the owner's own address (`moved`).
+    Direct,
 }
 
 /// The NATS server the instances share, when they use one.
@@ -27,10 +29,12 @@ fn bus(via: Via) -> Option<NatsServer> {
     (via == Via::Bus).then(NatsServer::start)
 }
 
-/// Two instances on one fresh database (and `bus`, if any), configured alike by `tweak`.
+/// Two instances on one fresh database (and `bus`, if any), configured alike by `tweak`; each
+/// reachable at its own address when sockets go there (`via`).
 async fn two(
     cluster: &PgCluster,
     name: &str,
+    via: Via,
     bus: &Option<NatsServer>,
     tweak: fn(&mut merels::config::Config),
 ) -> [TestServer; 2] {
@@ -38,6 +42,9 @@ async fn two(
     let configure = |c: &mut merels::config::Config| {
         tweak(c);
         c.nats_url = bus.as_ref().map(|n| n.url.clone());
+        if via == Via::Direct {
+            c.direct_url = Some(format!("http://{}", c.bind));
+        }
     };
     [
         TestServer::start_on(&url, configure).await,
@@ -111,10 +118,15 @@ async fn a_game_across_two_instances_over_a_bus_is_one_game() {
     across(Via::Bus).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_across_two_instances_served_at_its_owners_address_is_one_game() {
+    across(Via::Direct).await;
+}
+
 async fn across(via: Via) {
     let cluster = PgCluster::start();
     let nats = bus(via);
-    let [a, b] = two(&cluster, "across", &nats, |_| {}).await;
+    let [a, b] = two(&cluster, "across", via, &nats, |_| {}).await;
 
     // Made on A, joined on B; White on A, Black on B, a spectator on each.
     let white = a.http().create("nine-mens-morris", "white").await;
@@ -124,6 +136,11 @@ async fn across(via: Via) {
     let mut watch_a = a.ws(&white.id, None).await;
     let mut watch_b = b.ws(&white.id, None).await;
     assert_eq!(ws_black.hello["seat"], "black", "{}", ws_black.hello);
+    let owners_socket = format!("ws://{}/api/games/{}/ws", a.addr, white.id);
+    for ws in [&ws_black, &watch_b] {
+        let sent_to = (via == Via::Direct).then_some(owners_socket.as_str());
+        assert_eq!(ws.moved.as_deref(), sent_to);
+    }
     let mut last = Value::Null;
     for ply in 0..30 {
         let mover = if ply % 2 == 0 {
@@ -144,14 +161,26 @@ async fn across(via: Via) {
     }
     // The game ran in one room: the one that made it. B forwarded its clients there (the join
     // and both sockets), or kept the sockets and relayed them.
-    let (forwarded, relayed) = match via {
-        Via::Forwarding => (3.0, 0.0),
-        Via::Bus => (1.0, 2.0),
+    if via == Via::Direct {
+        // A client that cannot reach the owner's address asks to be served where it landed.
+        let url = format!("ws://{}/api/games/{}/ws?direct=0", b.addr, white.id);
+        let stays = Ws::connect_url(&url, None).await;
+        assert_eq!(
+            (stays.moved.as_deref(), turns(&stays.state).len()),
+            (None, 30)
+        );
+    }
+    let (forwarded, relayed, moved) = match via {
+        Via::Forwarding => (3.0, 0.0, 0.0),
+        Via::Bus => (1.0, 2.0, 0.0),
+        Via::Direct => (2.0, 0.0, 2.0),
     };
     assert_eq!(metric(&b, "merels_forwarded_total").await, forwarded);
     assert_eq!(metric(&b, "merels_relayed_total").await, relayed);
-    assert_eq!(metric(&a, "merels_forwarded_total").await, 0.0);
-    assert_eq!(metric(&a, "merels_relayed_total").await, 0.0);
+    assert_eq!(metric(&b, "merels_moved_total").await, moved);
+    for counter in ["forwarded", "relayed", "moved"] {
+        assert_eq!(metric(&a, &format!("merels_{counter}_total")).await, 0.0);
+    }
     assert_eq!(metric(&b, "merels_games_in_memory").await, 0.0);
 
     // A draw offered on A and accepted on B.
@@ -188,10 +217,15 @@ async fn offers_resignations_and_http_turns_go_to_the_one_owner_over_a_bus() {
     offers(Via::Bus).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offers_resignations_and_http_turns_go_to_the_one_owner_at_its_address() {
+    offers(Via::Direct).await;
+}
+
 async fn offers(via: Via) {
     let cluster = PgCluster::start();
     let nats = bus(via);
-    let [a, b] = two(&cluster, "offers", &nats, |_| {}).await;
+    let [a, b] = two(&cluster, "offers", via, &nats, |_| {}).await;
     let servers = [&a, &b];
 
     // HTTP turns sent to either instance, at random: every one is stored, in order.
@@ -259,7 +293,10 @@ async fn clocks_and_claims_are_decided_by_the_owner_alone_over_a_bus() {
 async fn clocks(via: Via) {
     let cluster = PgCluster::start();
     let nats = bus(via);
-    let [a, b] = two(&cluster, "clocks", &nats, |c| c.absent_untimed_secs = 0.5).await;
+    let [a, b] = two(&cluster, "clocks", via, &nats, |c| {
+        c.absent_untimed_secs = 0.5
+    })
+    .await;
 
     // Untimed: White is to move and connected on B; Black, on A, may not claim, however long
     // White thinks. Once White's socket is gone, Black may.
@@ -341,10 +378,15 @@ async fn a_game_moves_on_when_its_owner_stops_or_idles_over_a_bus() {
     moves_on(Via::Bus).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_moves_on_when_its_owner_stops_or_idles_at_its_address() {
+    moves_on(Via::Direct).await;
+}
+
 async fn moves_on(via: Via) {
     let cluster = PgCluster::start();
     let nats = bus(via);
-    let [a, b] = two(&cluster, "moves", &nats, |c| c.room_idle_secs = 1).await;
+    let [a, b] = two(&cluster, "moves", via, &nats, |c| c.room_idle_secs = 1).await;
     let white = a.http().create("six-mens-morris", "white").await;
     let black = a.http().join(&white.id).await;
     assert_eq!(a.http().play(&white, "a1").await.0, 200);

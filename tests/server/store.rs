@@ -2,6 +2,7 @@
 //! (a throwaway cluster started here). The same checks run on each.
 
 use crate::harness::PgCluster;
+use merels::store::owners::Owner;
 use merels::store::{ChatRow, ClockRow, GameEnd, GameRow, OfferKind, SeatColumn, Store, WriteOp};
 use merels::time::wall_ms as now_ms;
 use std::sync::atomic::Ordering;
@@ -610,23 +611,30 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
     let at = now_ms();
     let lease = 10_000;
     create(a, playing("o1", at)).await;
-    a.register("A", "a.internal:8081", at, at + lease)
-        .await
-        .unwrap();
-    b.register("B", "b.internal:8081", at, at + lease)
-        .await
-        .unwrap();
+    // A can be reached by clients directly; B only through the balancer.
+    let instance_a = Owner {
+        instance: "A".into(),
+        address: "a.internal:8081".into(),
+        direct: Some("https://a.merels.example".into()),
+    };
+    let instance_b = Owner {
+        instance: "B".into(),
+        address: "b.internal:8081".into(),
+        direct: None,
+    };
+    a.register(&instance_a, at, at + lease).await.unwrap();
+    b.register(&instance_b, at, at + lease).await.unwrap();
     assert_eq!(epoch(a.claim("o1", "A", at).await.unwrap()), Some(2));
     assert_eq!(
         b.claim("o1", "B", at).await.unwrap(),
         None,
         "A's lease holds"
     );
-    let owner = b.owner_of("o1", at).await.unwrap().unwrap();
     assert_eq!(
-        (owner.instance.as_str(), owner.address.as_str()),
-        ("A", "a.internal:8081")
+        b.owner_of("o1", at).await.unwrap(),
+        Some(instance_a.clone())
     );
+    assert!(b.live_instances(at).await.unwrap().contains(&instance_b));
     assert_eq!(b.claim("nope", "B", at).await.unwrap(), None);
     assert!(a.write(turn_by("o1", 0, "a1", 2, 2)).await.unwrap());
 
@@ -675,12 +683,8 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
     );
 
     // Both renew, and A asks again: B's lease holds, so the game stays B's.
-    a.register("A", "a.internal:8081", later, later + lease)
-        .await
-        .unwrap();
-    b.register("B", "b.internal:8081", later, later + lease)
-        .await
-        .unwrap();
+    a.register(&instance_a, later, later + lease).await.unwrap();
+    b.register(&instance_b, later, later + lease).await.unwrap();
     assert_eq!(a.claim("o1", "A", later).await.unwrap(), None);
     // B's room ends and gives the game up (only at its own epoch): the next instance asked
     // takes it at once.
