@@ -135,15 +135,20 @@ async fn send_elsewhere(mut socket: WebSocket, url: String) {
     {
         return;
     }
-    // Until the client's Close, as RFC 6455 asks (a reset could overtake the message).
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        while let Some(Ok(frame)) = socket.recv().await {
-            if matches!(frame, Message::Close(_)) {
-                break;
-            }
+    let _ = tokio::time::timeout(Duration::from_secs(1), until_close(&mut socket)).await;
+}
+
+/// Reads on, dropping what the client still sends, until it closes too (as RFC 6455 asks): a
+/// socket closed with data unread is reset, and the reset can overtake the Close frame, so that
+/// the client never learns why.
+async fn until_close(
+    frames: &mut (impl futures_util::Stream<Item = Result<Message, axum::Error>> + Unpin),
+) {
+    while let Some(Ok(frame)) = frames.next().await {
+        if matches!(frame, Message::Close(_)) {
+            break;
         }
-    })
-    .await;
+    }
 }
 
 /// Where the connection's game runs: here (with the seat the visitor holds; none: they watch),
@@ -350,16 +355,9 @@ async fn serve(
     };
     if let Some((code, reason)) = close {
         outbox.close(code, reason);
-        // Then read on, dropping what the client still sends, until it closes too (as RFC 6455
-        // asks): a socket closed with data unread is reset, and the reset can overtake the
-        // Close frame, so that the client never learns why.
         let _ = tokio::time::timeout(Duration::from_secs(1), async {
             let _ = (&mut send).await;
-            while let Some(Ok(frame)) = stream.next().await {
-                if matches!(frame, Message::Close(_)) {
-                    break;
-                }
-            }
+            until_close(&mut stream).await;
         })
         .await;
     }

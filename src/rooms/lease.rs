@@ -7,6 +7,7 @@
 //! reach the database) ends every room it runs, closing their sockets so that clients reconnect
 //! to whoever owns the game now, and only then registers again.
 
+use crate::store::owners::Owner;
 use crate::time::wall_ms;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,12 +16,10 @@ use tokio_util::sync::CancellationToken;
 /// The lease of one running instance.
 #[derive(Debug)]
 pub struct Lease {
-    /// This instance's id: made afresh at every start.
-    pub instance: String,
-    /// Where its peers reach it (`host:port`); empty with SQLite, which has no peers.
-    pub address: String,
-    /// Where clients can reach it themselves, if they can (see `Config::direct_url`).
-    pub direct: Option<String>,
+    /// This instance as the others find it in the store: its id (made afresh at every start),
+    /// where its peers reach it (empty with SQLite, which has no peers), and where clients can
+    /// reach it themselves, if they can.
+    pub me: Owner,
     /// How long a registration holds without renewal.
     pub length: Duration,
     held: Mutex<Held>,
@@ -48,23 +47,16 @@ impl Lease {
     /// `direct`, if they can.
     pub fn new(address: String, direct: Option<String>, length: Duration) -> Lease {
         Lease {
-            instance: super::secrets::new_id(wall_ms()),
-            address,
-            direct,
+            me: Owner {
+                instance: super::secrets::new_id(wall_ms()),
+                address,
+                direct,
+            },
             length,
             held: Mutex::new(Held {
                 until: 0,
                 rooms: CancellationToken::new(),
             }),
-        }
-    }
-
-    /// This instance as the others find it in the store.
-    pub fn registration(&self) -> crate::store::owners::Owner {
-        crate::store::owners::Owner {
-            instance: self.instance.clone(),
-            address: self.address.clone(),
-            direct: self.direct.clone(),
         }
     }
 

@@ -16,7 +16,7 @@ use crate::time::{room_ms, wall_ms};
 pub(super) async fn take(rooms: &Rooms, id: &str) -> Result<Table, RoomError> {
     let store = rooms.store();
     let now = wall_ms();
-    match store.claim(id, &rooms.lease().instance, now).await? {
+    match store.claim(id, &rooms.lease().me.instance, now).await? {
         Some(claim) => {
             rooms.metrics().games_taken.inc();
             let unserved = claim.unserved_since.map(|since| (since, now));

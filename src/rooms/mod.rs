@@ -223,9 +223,7 @@ impl Rooms {
         let now = wall_ms();
         lapsed(now);
         let store = &self.inner.store;
-        store
-            .register(&lease.registration(), now, lease.until(now))
-            .await?;
+        store.register(&lease.me, now, lease.until(now)).await?;
         // A renewal stored after the lease it renews had run out came too late: another
         // instance may have taken a game meanwhile.
         lapsed(wall_ms());
@@ -237,7 +235,7 @@ impl Rooms {
     pub async fn deregister(&self) -> Result<(), crate::store::StoreError> {
         self.inner
             .store
-            .deregister(&self.inner.lease.instance)
+            .deregister(&self.inner.lease.me.instance)
             .await
     }
 
@@ -252,7 +250,7 @@ impl Rooms {
             return Ok(None);
         }
         let owner = self.inner.store.owner_of(id, wall_ms()).await?;
-        Ok(owner.filter(|o| o.instance != self.inner.lease.instance))
+        Ok(owner.filter(|o| o.instance != self.inner.lease.me.instance))
     }
 
     /// How many rooms are in memory.
@@ -310,7 +308,7 @@ impl Rooms {
                 version: 1,
                 open_challenge: opponent == Opponent::Anyone,
                 // Made here, run here: its room starts on this instance, with the first epoch.
-                owner: Some(self.inner.lease.instance.clone()),
+                owner: Some(self.inner.lease.me.instance.clone()),
                 epoch: 1,
                 ..GameRow::default()
             };

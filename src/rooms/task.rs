@@ -162,7 +162,7 @@ pub(super) async fn run(
                 let lease = rooms.lease();
                 if let Err(e) = rooms
                     .store()
-                    .release(&id, &lease.instance, room.table.epoch)
+                    .release(&id, &lease.me.instance, room.table.epoch)
                     .await
                 {
                     tracing::warn!(game = %id, error = %e, "could not give up a game");

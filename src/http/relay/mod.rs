@@ -154,7 +154,7 @@ impl Relay {
         metrics: Arc<Metrics>,
         stop: CancellationToken,
     ) -> Result<Relay, RelayError> {
-        let me = rooms.lease().instance.clone();
+        let me = rooms.lease().me.instance.clone();
         let options = async_nats::ConnectOptions::new()
             .name(format!("merels {me}"))
             .request_timeout(Some(Duration::from_secs(5)))
