@@ -45,11 +45,11 @@ function setConn(text, ok) {
 
 // Where the game's socket is. By default this page's own server, which serves the game or passes
 // it on to the server that runs it; when the game's server can be reached at an address of its
-// own it says so (`moved`), and the page goes there. Should that address not answer right after
-// being named (a firewall, this page's policy), the page comes back and asks to be served where
-// it is (`?direct=0`).
-let socketUrl = null;
-let movedTo = false; // socketUrl was named just now, and has not answered yet
+// own, the page names it (`data-socket`), or a socket that lands elsewhere is told so (`moved`),
+// and the page goes there. Should that address not answer right after being named (a firewall,
+// this page's policy), the page comes back and asks to be served where it is (`?direct=0`).
+let socketUrl = root.dataset.socket ?? null;
+let movedTo = socketUrl !== null; // socketUrl was named just now, and has not answered yet
 let stayHere = false;
 let moves = 0; // redirects in a row, without a game: past a few, they wait like any reconnect
 

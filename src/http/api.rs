@@ -5,6 +5,7 @@ use super::error::ApiError;
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
+use crate::config::Config;
 use crate::engine::Level;
 use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry};
 use crate::rooms::{Action, Actor, ColorChoice, Opponent, RoomError, SeatGrant};
@@ -155,12 +156,17 @@ pub struct SeatView {
     url: String,
     seat: Color,
     secret: String,
+    /// Where to open the game's socket, when the server that runs it is reached at an address
+    /// of its own; else at `/api/games/{id}/ws` on this site.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    socket: Option<String>,
 }
 
 /// A seat as the API hands it out, with links under `base`.
-fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
+fn seat_view(config: &Config, base: &str, grant: SeatGrant) -> SeatView {
     SeatView {
         url: format!("{base}/g/{}", grant.id),
+        socket: super::forward::own_socket(config, &grant.id),
         id: grant.id,
         seat: grant.color,
         secret: grant.secret,
@@ -170,7 +176,7 @@ fn seat_view(base: &str, grant: SeatGrant) -> SeatView {
 fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
     let base = base_url(&app.config, headers);
     let cookies = seat_cookies(&app.config, &grant.id, &grant.secret);
-    (status, cookies, Json(seat_view(&base, grant))).into_response()
+    (status, cookies, Json(seat_view(&app.config, &base, grant))).into_response()
 }
 
 fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
@@ -382,7 +388,9 @@ async fn act(
         return Ok(Json(acted.state).into_response());
     }
     let base = base_url(&app.config, headers);
-    let seat = acted.rematch.map(|grant| seat_view(&base, grant));
+    let seat = acted
+        .rematch
+        .map(|grant| seat_view(&app.config, &base, grant));
     Ok(Json(RematchView {
         state: acted.state,
         rematch: seat,

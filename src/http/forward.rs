@@ -16,6 +16,7 @@
 use super::AppState;
 use super::error::ApiError;
 use super::limits::ClientIp;
+use crate::config::Config;
 use crate::protocol::ErrorCode;
 use crate::store::owners::Owner;
 use axum::body::Body;
@@ -127,6 +128,13 @@ fn socket_url(direct: &str, id: &str) -> String {
     format!("{}/api/games/{id}/ws", socket_origin(direct))
 }
 
+/// Where clients open game `id`'s socket, when this instance, which runs it, is reached at an
+/// address of its own: its pages and seat answers name it, so that their sockets go straight
+/// there rather than landing anywhere and being sent on.
+pub fn own_socket(config: &Config, id: &str) -> Option<String> {
+    config.direct_url.as_deref().map(|d| socket_url(d, id))
+}
+
 /// Whether a socket asks to be served where it landed (`?direct=0`): a client that could not
 /// reach the address it was sent to (a firewall, a page whose policy does not allow it) comes
 /// back so, and is forwarded or relayed instead.
@@ -156,10 +164,16 @@ pub async fn to_owner(
     };
     match app.rooms.locate(id).await {
         Ok(None) => next.run(request).await,
+        // Never to this instance's own address: an owner registered there is an earlier run of
+        // this instance, gone before its lease lapsed, and sending the client back here would
+        // only bring it round again.
         Ok(Some(Owner {
             direct: Some(direct),
             ..
-        })) if is_socket(request.uri().path()) && !stays(request.uri()) => {
+        })) if is_socket(request.uri().path())
+            && !stays(request.uri())
+            && app.config.direct_url.as_ref() != Some(&direct) =>
+        {
             let to = MoveTo(socket_url(&direct, id));
             let mut request = request;
             request.extensions_mut().insert(to);

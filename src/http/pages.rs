@@ -207,6 +207,8 @@ struct GamePage<'a> {
     turns: Vec<&'a [compact_str::CompactString]>,
     over: bool,
     chat_max: usize,
+    /// This instance's own address for the game's socket, if it has one (it runs the game).
+    socket: Option<String>,
 }
 
 /// `GET /g/{id}`: the game page. `?code=CODE` (a "continue on another device" link) is taken,
@@ -273,6 +275,7 @@ pub async fn game(
         // when the game ends while open).
         over: state.now.status == crate::protocol::Status::Finished && !state.turns.is_empty(),
         chat_max: crate::protocol::CHAT_MAX_CHARS,
+        socket: super::forward::own_socket(&app.config, &id),
         id: &id,
         title: &title,
     };

@@ -130,13 +130,32 @@ async fn across(via: Via) {
 
     // Made on A, joined on B; White on A, Black on B, a spectator on each.
     let white = a.http().create("nine-mens-morris", "white").await;
-    let black = b.http().join(&white.id).await;
+    let join = format!("/api/games/{}/join", white.id);
+    let (status, joined) = b.http().request("POST", &join, None, None).await;
+    assert_eq!(status, 200, "{joined}");
+    let black_secret = joined["secret"].as_str().unwrap();
     let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
-    let mut ws_black = b.ws(&white.id, Some(&black.secret)).await;
+    // Black's socket lands on B even where the join's answer names the owner's address.
+    let mut ws_black = b.ws(&white.id, Some(black_secret)).await;
     let mut watch_a = a.ws(&white.id, None).await;
     let mut watch_b = b.ws(&white.id, None).await;
     assert_eq!(ws_black.hello["seat"], "black", "{}", ws_black.hello);
     let owners_socket = format!("ws://{}/api/games/{}/ws", a.addr, white.id);
+    // The seat's answer and the game's page, both made by the owner, name its own address for
+    // the socket when it has one.
+    let page = reqwest::get(format!("{}/g/{}", b.base, white.id))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    if via == Via::Direct {
+        assert_eq!(joined["socket"], owners_socket.as_str(), "{joined}");
+        assert!(page.contains(&format!(" data-socket=\"{owners_socket}\"")));
+    } else {
+        assert_eq!(joined.get("socket"), None, "{joined}");
+        assert!(!page.contains("data-socket"));
+    }
     for ws in [&ws_black, &watch_b] {
         let sent_to = (via == Via::Direct).then_some(owners_socket.as_str());
         assert_eq!(ws.moved.as_deref(), sent_to);
@@ -159,8 +178,8 @@ async fn across(via: Via) {
         assert_ne!(version, last, "a new version for every turn");
         last = version;
     }
-    // The game ran in one room: the one that made it. B forwarded its clients there (the join
-    // and both sockets), or kept the sockets and relayed them.
+    // The game ran in one room: the one that made it. B forwarded its clients there (the join,
+    // the page and both sockets), or kept the sockets and relayed them, or sent them there.
     if via == Via::Direct {
         // A client that cannot reach the owner's address asks to be served where it landed.
         let url = format!("ws://{}/api/games/{}/ws?direct=0", b.addr, white.id);
@@ -171,9 +190,9 @@ async fn across(via: Via) {
         );
     }
     let (forwarded, relayed, moved) = match via {
-        Via::Forwarding => (3.0, 0.0, 0.0),
-        Via::Bus => (1.0, 2.0, 0.0),
-        Via::Direct => (2.0, 0.0, 2.0),
+        Via::Forwarding => (4.0, 0.0, 0.0),
+        Via::Bus => (2.0, 2.0, 0.0),
+        Via::Direct => (3.0, 0.0, 2.0),
     };
     assert_eq!(metric(&b, "merels_forwarded_total").await, forwarded);
     assert_eq!(metric(&b, "merels_relayed_total").await, relayed);
@@ -196,7 +215,7 @@ async fn across(via: Via) {
     );
     let (status, body) = b
         .http()
-        .request("POST", &path("accept"), Some(&black.secret), None)
+        .request("POST", &path("accept"), Some(black_secret), None)
         .await;
     assert_eq!(status, 200, "{body}");
     for ws in [&mut ws_white, &mut ws_black, &mut watch_a, &mut watch_b] {
