@@ -1,6 +1,7 @@
 //! `merels-bench chaos`: servers killed again and again while they are played. It starts merels as
 //! child processes (one, or `--instances N` on one PostgreSQL database, each client connecting
-//! to any of them at random, as behind a round-robin balancer), plays random games over real
+//! to any of them at random, as behind a round-robin balancer, and following a `moved` to the
+//! game's owner with `--direct`), plays random games over real
 //! WebSockets, and kills a server (SIGKILL or SIGTERM, at random moments; SIGKILL every
 //! `--every` seconds) N times, restarting it each time on the same database and address while
 //! the players reconnect. Then it checks what the servers promise:
@@ -16,7 +17,7 @@
 
 use super::Rng;
 use super::child::{Bus, Server};
-use super::workload::{Socket, connect, http, move_frame, seated_game};
+use super::workload::{Opened, Socket, connect_owner, http, move_frame, seated_game};
 use futures_util::{SinkExt, StreamExt};
 use merels::catalog::{Catalog, parse_options};
 use merels::store::Store;
@@ -57,6 +58,11 @@ pub struct ChaosArgs {
     /// them, relaying over it, rather than forwarding each socket to its game's owner.
     #[arg(long)]
     pub bus: bool,
+    /// Each instance is also reached at an address of its own (`MERELS_DIRECT_URL`), and a
+    /// game's socket that lands on another is sent to its owner's (`moved`), which the players
+    /// follow; when the owner is killed they come back through any of them.
+    #[arg(long, conflicts_with = "bus")]
+    pub direct: bool,
 }
 
 /// What a run counted.
@@ -143,15 +149,23 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
     if let Some(bus) = &bus {
         env.push(("MERELS_NATS_URL", bus.url.as_str()));
     }
-    let mut addrs = Vec::new();
+    let addrs = (0..args.instances.max(1))
+        .map(|_| Ok(SocketAddr::from(([127, 0, 0, 1], super::free_port()?))))
+        .collect::<Result<Arc<[SocketAddr]>, String>>()?;
+    let directs: Vec<String> = addrs.iter().map(|a| format!("http://{a}")).collect();
+    // Server `n`'s settings: the shared ones, and its own address if it has one.
+    let env_of = |n: usize| {
+        let mut env = env.clone();
+        if args.direct {
+            env.push(("MERELS_DIRECT_URL", directs[n].as_str()));
+        }
+        env
+    };
+    let log_of = |n: usize| dir.path().join(format!("server-{n}.log"));
     let mut servers = Vec::new();
-    for n in 0..args.instances.max(1) {
-        let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
-        let log = dir.path().join(format!("server-{n}.log"));
-        servers.push(Server::start(addr, &url, &env, &log).await?);
-        addrs.push(addr);
+    for (n, &addr) in addrs.iter().enumerate() {
+        servers.push(Server::start(addr, &url, &env_of(n), &log_of(n)).await?);
     }
-    let addrs: Arc<[SocketAddr]> = addrs.into();
     started_ms();
     let counts = Arc::new(Counts::default());
     let stop = Arc::new(AtomicBool::new(false));
@@ -178,8 +192,8 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
             started_ms()
         );
         servers[victim].kill(hard);
-        let log = dir.path().join(format!("server-{victim}.log"));
-        servers[victim] = Server::start(addrs[victim], &url, &env, &log).await?;
+        servers[victim] =
+            Server::start(addrs[victim], &url, &env_of(victim), &log_of(victim)).await?;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     stop.store(true, Ordering::Relaxed);
@@ -363,9 +377,16 @@ impl View {
 
 async fn next(ws: &mut Socket) -> Option<Value> {
     match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
-        Ok(Some(Ok(Message::Text(t)))) => serde_json::from_str(t.as_str()).ok(),
-        Ok(Some(Ok(_))) => Some(Value::Null),
+        Ok(Some(Ok(m))) => parse(&m),
         _ => None,
+    }
+}
+
+/// A text message as JSON (`None` if it is not), any other frame as `null`.
+fn parse(m: &Message) -> Option<Value> {
+    match m {
+        Message::Text(t) => serde_json::from_str(t.as_str()).ok(),
+        _ => Some(Value::Null),
     }
 }
 
@@ -432,14 +453,19 @@ async fn drive(
     };
     'connect: while !stop.load(Ordering::Relaxed) {
         let mut sockets = Vec::new();
+        let mut firsts = Vec::new();
         landed.clear();
         attempts += 1;
         for secret in &game.secrets {
-            // Each socket to any server: the game's owner serves it wherever it lands.
+            // Each socket to any server: the game's owner serves it wherever it lands (or it
+            // is sent to the owner's own address).
             let addr = addrs[rng.below(addrs.len())];
-            landed.push(addr);
-            match connect(addr, n, &game.id, Some(secret)).await {
-                Ok(ws) => sockets.push(ws),
+            match connect_owner(addr, n, &game.id, Some(secret)).await {
+                Ok(Opened { ws, first, at }) => {
+                    sockets.push(ws);
+                    firsts.push(first);
+                    landed.push(at);
+                }
                 Err(_) => {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue 'connect;
@@ -452,11 +478,16 @@ async fn drive(
         // of the two is played from.
         let before = seen_version;
         let mut view = View::default();
-        for (seat, ws) in sockets.iter_mut().enumerate() {
+        for (seat, (ws, opening)) in sockets.iter_mut().zip(&firsts).enumerate() {
             let mut first = View::default();
+            let mut opening = parse(opening);
             loop {
-                let Some(m) = next(ws).await else {
-                    continue 'connect;
+                let m = match opening.take() {
+                    Some(m) => m,
+                    None => match next(ws).await {
+                        Some(m) => m,
+                        None => continue 'connect,
+                    },
                 };
                 if first.take(&m) {
                     break;

@@ -87,8 +87,13 @@ pub struct BenchArgs {
     pub instances: u32,
     /// With `--instances`: every client of a game on the instance that made it, as behind a
     /// balancer that hashes on the game id (no forwarding), rather than spread over them.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "direct")]
     pub by_game: bool,
+    /// With `--instances`: each instance is reached at an address of its own as well
+    /// (`MERELS_DIRECT_URL`), and a game's socket that lands on another is sent there (`moved`),
+    /// as behind a balancer with a name for each instance: the clients land at random and follow.
+    #[arg(long, conflicts_with = "bus")]
+    pub direct: bool,
     /// With `--instances`: the instances share a NATS server (which the benchmark starts, from
     /// `nats-server` on the PATH or in /usr/sbin), keep the sockets that reach them and relay
     /// their games' frames over it. Its CPU is counted with theirs.
@@ -319,6 +324,9 @@ async fn start_server(
                 .env("RUST_LOG", "warn");
             if let Some(url) = nats_url {
                 cmd.env("MERELS_NATS_URL", url);
+            }
+            if args.direct {
+                cmd.env("MERELS_DIRECT_URL", format!("http://{addr}"));
             }
         }
     }

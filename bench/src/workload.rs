@@ -121,6 +121,66 @@ pub async fn connect(
     Ok(ws)
 }
 
+/// A game socket opened where its game is served.
+pub struct Opened {
+    /// The socket.
+    pub ws: Socket,
+    /// The first message it got (a `hello`, unless something went wrong).
+    pub first: Message,
+    /// The server it is open to.
+    pub at: SocketAddr,
+}
+
+/// Opens a game socket as [`connect`] does and follows a `moved` to the game's own server, as a
+/// browser does (at most three in a row).
+pub async fn connect_owner(
+    mut addr: SocketAddr,
+    n: usize,
+    id: &str,
+    secret: Option<&str>,
+) -> Result<Opened, String> {
+    #[derive(serde::Deserialize)]
+    struct First<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: &'a str,
+        #[serde(default, borrow)]
+        url: Option<&'a str>,
+    }
+    for _ in 0..=3 {
+        let mut ws = connect(addr, n, id, secret).await?;
+        let first = loop {
+            match ws.next().await {
+                Some(Ok(m @ Message::Text(_))) => break m,
+                Some(Ok(_)) => continue,
+                _ => return Err("closed before its first message".into()),
+            }
+        };
+        let to = match serde_json::from_str::<First>(first.to_text().unwrap_or_default()) {
+            Ok(First {
+                kind: "moved",
+                url: Some(url),
+            }) => socket_addr(url).ok_or_else(|| format!("moved to {url}"))?,
+            _ => {
+                return Ok(Opened {
+                    ws,
+                    first,
+                    at: addr,
+                });
+            }
+        };
+        // The close (4307) that follows, answered, so that the server lets go at once.
+        while let Some(Ok(_)) = ws.next().await {}
+        addr = to;
+    }
+    Err("moved more than three times in a row".into())
+}
+
+/// The address of a socket URL the load generator can follow (`ws://127.0.0.1:4000/...`).
+fn socket_addr(url: &str) -> Option<SocketAddr> {
+    let rest = url.strip_prefix("ws://")?;
+    rest.split('/').next()?.parse().ok()
+}
+
 /// What every connection of the workload shares.
 #[derive(Default)]
 pub struct Shared {
@@ -187,7 +247,8 @@ pub enum Opponent {
 
 /// One table: a game with its players and spectators, started again whenever it ends. With
 /// several servers (`addrs`), each connection goes to one of them in turn, as behind a
-/// round-robin balancer; the game's owner serves it wherever it lands.
+/// round-robin balancer; the game's owner serves it wherever it lands, or sends it to its own
+/// address (which the answers that seat the players name).
 pub async fn table(
     addrs: Arc<[SocketAddr]>,
     slot: usize,
@@ -239,7 +300,14 @@ async fn game(
         return Err(format!("create: {status}"));
     }
     let id = created["id"].as_str().ok_or("no id")?.to_string();
-    let white = created["secret"].as_str().ok_or("no secret")?.to_string();
+    // A seat's secret, and where to open its socket: where the answer says (the game's own
+    // server), or else where this seat's requests go.
+    let seat = |answer: &Value, i: usize| {
+        let secret = answer["secret"].as_str().ok_or("no secret")?.to_string();
+        let at = answer["socket"].as_str().and_then(socket_addr);
+        Ok::<_, String>((secret, at.unwrap_or(addr(i))))
+    };
+    let white = seat(&created, 0)?;
     let black = match opponent {
         Opponent::Friend { .. } => {
             let path = format!("/api/games/{id}/join");
@@ -247,7 +315,7 @@ async fn game(
             if status != 200 {
                 return Err(format!("join: {status}"));
             }
-            Some(joined["secret"].as_str().ok_or("no secret")?.to_string())
+            Some(seat(&joined, 1)?)
         }
         Opponent::Computer { .. } => None,
     };
@@ -256,11 +324,11 @@ async fn game(
     // The audience takes its seats before the players theirs: every spectator watches the whole
     // game, and none arrives after its end (which would measure greeting, not play).
     for i in 0..spectators {
-        let ws = connect(addr(2 + i), n + 2 + i, &id, None).await?;
+        let ws = connect_owner(addr(2 + i), n + 2 + i, &id, None).await?;
         tasks.push(tokio::spawn(spectator(ws, shared.clone(), sent.clone())));
     }
-    for (i, secret) in [Some(white), black].into_iter().flatten().enumerate() {
-        let ws = connect(addr(i), n + i, &id, Some(&secret)).await?;
+    for (i, (secret, at)) in [Some(white), black].into_iter().flatten().enumerate() {
+        let ws = connect_owner(at, n + i, &id, Some(&secret)).await?;
         tasks.push(tokio::spawn(player(
             ws,
             shared.clone(),
@@ -313,13 +381,19 @@ struct Legal<'a> {
 }
 
 /// Plays random legal turns whenever it is this player's turn; ends when the game does.
-async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64) {
+async fn player(
+    Opened { mut ws, first, .. }: Opened,
+    shared: Arc<Shared>,
+    sent: SendTimes,
+    seed: u64,
+) {
     let mut rng = Rng::new(seed);
     let mut seat = None;
     let mut last_turns = usize::MAX;
     // States also go out when someone connects; move once per version.
     let mut acted = 0u64;
-    while let Some(Ok(msg)) = ws.next().await {
+    let mut first = Some(first);
+    while let Some(msg) = next(&mut ws, &mut first).await {
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }
@@ -373,8 +447,17 @@ async fn player(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes, seed: u64)
     }
 }
 
+/// The message read on connecting, if not yet handled, or else the socket's next; `None` once
+/// the socket has closed or failed.
+async fn next(ws: &mut Socket, first: &mut Option<Message>) -> Option<Message> {
+    match first.take() {
+        Some(m) => Some(m),
+        None => ws.next().await?.ok(),
+    }
+}
+
 /// Records, for every new turn, how long after its send the state reached this spectator.
-async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
+async fn spectator(Opened { mut ws, first, .. }: Opened, shared: Arc<Shared>, sent: SendTimes) {
     #[derive(serde::Deserialize)]
     struct Seen<'a> {
         #[serde(rename = "type", borrow)]
@@ -382,7 +465,8 @@ async fn spectator(mut ws: Socket, shared: Arc<Shared>, sent: SendTimes) {
         #[serde(default)]
         version: u64,
     }
-    while let Some(Ok(msg)) = ws.next().await {
+    let mut first = Some(first);
+    while let Some(msg) = next(&mut ws, &mut first).await {
         let Message::Text(text) = msg else { continue };
         let Ok(m) = serde_json::from_str::<Seen>(text.as_str()) else {
             continue;
