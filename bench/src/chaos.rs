@@ -377,16 +377,9 @@ impl View {
 
 async fn next(ws: &mut Socket) -> Option<Value> {
     match tokio::time::timeout(Duration::from_secs(5), ws.next()).await {
-        Ok(Some(Ok(m))) => parse(&m),
+        Ok(Some(Ok(Message::Text(t)))) => serde_json::from_str(t.as_str()).ok(),
+        Ok(Some(Ok(_))) => Some(Value::Null),
         _ => None,
-    }
-}
-
-/// A text message as JSON (`None` if it is not), any other frame as `null`.
-fn parse(m: &Message) -> Option<Value> {
-    match m {
-        Message::Text(t) => serde_json::from_str(t.as_str()).ok(),
-        _ => Some(Value::Null),
     }
 }
 
@@ -453,7 +446,6 @@ async fn drive(
     };
     'connect: while !stop.load(Ordering::Relaxed) {
         let mut sockets = Vec::new();
-        let mut firsts = Vec::new();
         landed.clear();
         attempts += 1;
         for secret in &game.secrets {
@@ -461,9 +453,9 @@ async fn drive(
             // is sent to the owner's own address).
             let addr = addrs[rng.below(addrs.len())];
             match connect_owner(addr, n, &game.id, Some(secret)).await {
-                Ok(Opened { ws, first, at }) => {
+                // Its first message, the hello, holds nothing the view below reads.
+                Ok(Opened { ws, at, .. }) => {
                     sockets.push(ws);
-                    firsts.push(first);
                     landed.push(at);
                 }
                 Err(_) => {
@@ -478,16 +470,11 @@ async fn drive(
         // of the two is played from.
         let before = seen_version;
         let mut view = View::default();
-        for (seat, (ws, opening)) in sockets.iter_mut().zip(&firsts).enumerate() {
+        for (seat, ws) in sockets.iter_mut().enumerate() {
             let mut first = View::default();
-            let mut opening = parse(opening);
             loop {
-                let m = match opening.take() {
-                    Some(m) => m,
-                    None => match next(ws).await {
-                        Some(m) => m,
-                        None => continue 'connect,
-                    },
+                let Some(m) = next(ws).await else {
+                    continue 'connect;
                 };
                 if first.take(&m) {
                     break;
