@@ -13,11 +13,11 @@ mod writer;
 
 use crate::metrics::Metrics;
 use compact_str::CompactString;
-use sqlx::ConnectOptions;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+use sqlx::{ConnectOptions, Connection};
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +28,9 @@ pub use writer::WriterStats;
 /// The SQLite writer's page cache, in KiB (SQLite's negative `cache_size`): 32 MiB, a few times
 /// what the largest batch dirties, so that a batch never spills pages to the log before its commit.
 const WRITER_CACHE_KIB: &str = "-32768";
+
+/// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
+const PING_IF_IDLE: Duration = Duration::from_secs(1);
 
 /// Runs the same code against whichever pool the store has: the SQL is written once, and sqlx's
 /// types are checked for each backend.
@@ -398,10 +401,23 @@ impl Store {
             if url.starts_with("postgres://") || url.starts_with("postgresql://") {
                 let options = PgConnectOptions::from_str(url)?
                     .log_statements(tracing::log::LevelFilter::Trace);
+                // A server connection can go stale (the server restarted, a proxy dropped it),
+                // so one that has sat idle is pinged before use. One in steady use is not: the
+                // ping is a round trip of its own, as dear as the query it would guard, and a
+                // request for a game owned elsewhere is one such query.
                 let pool = |connections| {
                     PgPoolOptions::new()
                         .max_connections(connections)
                         .acquire_timeout(Duration::from_secs(10))
+                        .test_before_acquire(false)
+                        .before_acquire(|conn, meta| {
+                            Box::pin(async move {
+                                if meta.idle_for >= PING_IF_IDLE {
+                                    conn.ping().await?;
+                                }
+                                Ok(true)
+                            })
+                        })
                         .connect_with(options.clone())
                 };
                 let readers = pool(8).await?;

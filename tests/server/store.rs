@@ -760,3 +760,27 @@ async fn postgres_store() {
 async fn a_bad_database_url_is_refused() {
     assert!(Store::connect("mysql://localhost/x").await.is_err());
 }
+
+#[tokio::test]
+async fn postgres_connections_the_server_dropped_are_replaced() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("dropped").await;
+    let store = Store::connect(&url).await.unwrap();
+    create(&store, game("g1", now_ms())).await;
+    assert!(store.load("g1").await.unwrap().is_some());
+    // The server ends every connection of the store's (a restart, a proxy's idle timeout).
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    let ended: Vec<(bool,)> = sqlx::query_as(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE datname = 'dropped' AND pid <> pg_backend_pid()",
+    )
+    .fetch_all(&admin)
+    .await
+    .unwrap();
+    assert!(!ended.is_empty() && ended.iter().all(|(done,)| *done));
+    // A connection that has sat idle is pinged before use, found dead and replaced: the next
+    // read succeeds.
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    assert!(store.load("g1").await.unwrap().is_some());
+    store.ping().await.unwrap();
+}
