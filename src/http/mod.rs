@@ -29,9 +29,15 @@ use axum::routing::{get, post};
 use std::sync::Arc;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-/// What every handler can reach.
+/// What every handler can reach: one pointer, cloned for every extractor and middleware that
+/// takes the state (several times a request), so a clone is one count rather than one for each
+/// part.
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Parts>);
+
+/// The parts of [`AppState`], reached through it.
+#[derive(Debug)]
+pub struct Parts {
     /// The live games.
     pub rooms: Rooms,
     /// The configuration.
@@ -56,14 +62,22 @@ impl AppState {
         peers: Option<forward::Peers>,
         relay: Option<relay::Relay>,
     ) -> AppState {
-        AppState {
+        AppState(Arc::new(Parts {
             limits: Arc::new(limits::Limits::new(&config)),
             rooms,
             config: Arc::new(config),
             metrics,
             peers,
             relay,
-        }
+        }))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
     }
 }
 
