@@ -33,11 +33,11 @@ use tower_http::set_header::SetResponseHeaderLayer;
 /// takes the state (several times a request), so a clone is one count rather than one for each
 /// part.
 #[derive(Debug, Clone)]
-pub struct AppState(Arc<Parts>);
+pub struct AppState(Arc<Shared>);
 
 /// The parts of [`AppState`], reached through it.
 #[derive(Debug)]
-pub struct Parts {
+pub struct Shared {
     /// The live games.
     pub rooms: Rooms,
     /// The configuration.
@@ -62,7 +62,7 @@ impl AppState {
         peers: Option<forward::Peers>,
         relay: Option<relay::Relay>,
     ) -> AppState {
-        AppState(Arc::new(Parts {
+        AppState(Arc::new(Shared {
             limits: Arc::new(limits::Limits::new(&config)),
             rooms,
             config: Arc::new(config),
@@ -74,9 +74,9 @@ impl AppState {
 }
 
 impl std::ops::Deref for AppState {
-    type Target = Parts;
+    type Target = Shared;
 
-    fn deref(&self) -> &Parts {
+    fn deref(&self) -> &Shared {
         &self.0
     }
 }

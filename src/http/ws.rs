@@ -21,8 +21,8 @@ use crate::store::owners::Owner;
 use axum::body::Bytes;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Extension, Path, State};
-use axum::http::HeaderMap;
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use governor::DefaultDirectRateLimiter;
@@ -32,23 +32,54 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::{Instant, MissedTickBehavior};
 
+/// What the upgrade reads of its request besides the client's address: the game, where the page
+/// that opens it comes from, the seat it presents, and what the layers before it decided (a flood
+/// budget, a relay to the owner, a move to the owner's address). Read in place: axum's
+/// `HeaderMap` extractor would copy every header of every socket.
+pub struct Arrival {
+    id: String,
+    own_pages: bool,
+    secret: Option<String>,
+    flood: Option<Arc<Flood>>,
+    relay_to: Option<RelayTo>,
+    move_to: Option<MoveTo>,
+}
+
+impl FromRequestParts<AppState> for Arrival {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Arrival, Response> {
+        let Path(id) = Path::<String>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(Arrival {
+            own_pages: from_own_pages(&app.config, &parts.headers),
+            secret: presented_secret(&parts.headers, &id),
+            flood: parts.extensions.get::<Arc<Flood>>().cloned(),
+            relay_to: parts.extensions.get::<RelayTo>().cloned(),
+            move_to: parts.extensions.get::<MoveTo>().cloned(),
+            id,
+        })
+    }
+}
+
 /// `GET /api/games/{id}/ws`: 404 for an unknown game, else the upgrade.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "axum's extractors, one an argument"
-)]
 pub async fn upgrade(
     State(app): State<AppState>,
-    Path(id): Path<String>,
     ClientIp(from): ClientIp,
-    headers: HeaderMap,
-    flood: Option<Extension<Arc<Flood>>>,
-    relay_to: Option<Extension<RelayTo>>,
-    move_to: Option<Extension<MoveTo>>,
+    arrival: Arrival,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let Arrival {
+        id,
+        own_pages,
+        secret,
+        flood,
+        relay_to,
+        move_to,
+    } = arrival;
     let metrics = app.metrics.clone();
-    if !from_own_pages(&app.config, &headers) {
+    if !own_pages {
         metrics.limit("origin");
         return ApiError::new(
             ErrorCode::ForbiddenOrigin,
@@ -67,7 +98,7 @@ pub async fn upgrade(
         )
         .into_response();
     };
-    if let Some(Extension(MoveTo(url))) = move_to {
+    if let Some(MoveTo(url)) = move_to {
         return match ws {
             Ok(ws) => ws.on_upgrade(move |socket| async move {
                 metrics.moved.inc();
@@ -77,11 +108,8 @@ pub async fn upgrade(
             Err(rejection) => rejection.into_response(),
         };
     }
-    let secret = presented_secret(&headers, &id);
     let target = match (relay_to, &app.relay) {
-        (Some(Extension(RelayTo(owner))), Some(relay)) => {
-            Target::Relayed(relay.clone(), owner, secret)
-        }
+        (Some(RelayTo(owner)), Some(relay)) => Target::Relayed(relay.clone(), owner, secret),
         _ => match app.rooms.seat_of(&id, secret).await {
             Ok(seat) => Target::Here(seat),
             Err(e) => return ApiError::from(e).into_response(),
@@ -110,7 +138,6 @@ pub async fn upgrade(
             // The socket is boxed where the connection's task begins: split, it moves to the
             // heap, and the task need not keep room for it all its life (2.8 KB a connection).
             let socket = Box::new(socket);
-            let flood = flood.map(|Extension(f)| f);
             let visitor = Visitor {
                 target,
                 from,
