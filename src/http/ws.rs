@@ -67,17 +67,16 @@ impl FromRequestParts<AppState> for Arrival {
 pub async fn upgrade(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
-    arrival: Arrival,
-    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
-) -> Response {
-    let Arrival {
+    Arrival {
         id,
         own_pages,
         secret,
         flood,
         relay_to,
         move_to,
-    } = arrival;
+    }: Arrival,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
     let metrics = app.metrics.clone();
     if !own_pages {
         metrics.limit("origin");
