@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 
 /// What the upgrade reads of its request besides the client's address: the game, where the page
 /// that opens it comes from, the seat it presents, and what the layers before it decided (a flood
@@ -273,19 +273,8 @@ async fn serve(
     let send_box = outbox.clone();
     let sender = async move {
         let mut batch = VecDeque::new();
-        let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-        ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
         loop {
-            let next = tokio::select! {
-                next = send_box.next(&mut batch) => next,
-                _ = ping.tick() => {
-                    if sink.send(Message::Ping(Bytes::new())).await.is_err() {
-                        return;
-                    }
-                    continue;
-                }
-            };
-            match next {
+            match send_box.next(&mut batch).await {
                 Next::Send => {
                     for m in batch.drain(..) {
                         if sink.feed(Message::Text(m)).await.is_err() {
@@ -293,6 +282,11 @@ async fn serve(
                         }
                     }
                     if sink.flush().await.is_err() {
+                        return;
+                    }
+                }
+                Next::Ping => {
+                    if sink.send(Message::Ping(Bytes::new())).await.is_err() {
                         return;
                     }
                 }
@@ -323,6 +317,11 @@ async fn serve(
             None => std::future::pending().await,
         }
     });
+    // One timer for the connection, moved only when it fires: when the next ping is due, or
+    // when the client will have been silent too long. A frame only notes when it came.
+    let mut heard = Instant::now();
+    let mut ping_at = heard + ping_every;
+    let mut beat = std::pin::pin!(tokio::time::sleep_until(ping_at));
     let close: Option<(ErrorCode, &str)> = loop {
         let frame = tokio::select! {
             _ = &mut send => break None,
@@ -331,23 +330,33 @@ async fn serve(
                 metrics.limit("ws_flood");
                 break Some((ErrorCode::RateLimited, "too many frames"));
             }
-            frame = tokio::time::timeout(silence, stream.next()) => frame,
-        };
-        match frame {
-            Err(_) => {
-                metrics.limit("ws_silence");
-                break Some((ErrorCode::Timeout, "no answer to pings"));
+            () = &mut beat => {
+                let now = Instant::now();
+                if now >= heard + silence {
+                    metrics.limit("ws_silence");
+                    break Some((ErrorCode::Timeout, "no answer to pings"));
+                }
+                if now >= ping_at {
+                    outbox.ping();
+                    ping_at = now + ping_every;
+                }
+                beat.as_mut().reset(ping_at.min(heard + silence));
+                continue;
             }
-            Ok(None) => break None,
-            Ok(Some(Ok(Message::Close(_)))) => {
+            frame = stream.next() => frame,
+        };
+        heard = Instant::now();
+        match frame {
+            None => break None,
+            Some(Ok(Message::Close(_))) => {
                 // Answered with a Close (the library echoes the client's code), as RFC 6455 asks.
                 outbox.finish();
                 let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
                 break None;
             }
-            Ok(Some(Err(e))) => break read_error(metrics, e),
+            Some(Err(e)) => break read_error(metrics, e),
             // Every frame counts, pings and pongs too (the library answers pings itself).
-            Ok(Some(Ok(_))) if rate.check().is_err() => {
+            Some(Ok(_)) if rate.check().is_err() => {
                 metrics.limit("messages_per_sec");
                 strikes += 1;
                 if strikes == 1 {
@@ -363,11 +372,11 @@ async fn serve(
                     break Some((ErrorCode::RateLimited, "too many messages"));
                 }
             }
-            Ok(Some(Ok(Message::Text(text)))) => {
+            Some(Ok(Message::Text(text))) => {
                 strikes = 0;
                 deliver(&link, &outbox, text).await;
             }
-            Ok(Some(Ok(Message::Binary(_)))) => {
+            Some(Ok(Message::Binary(_))) => {
                 reply(
                     &link,
                     &outbox,
@@ -376,7 +385,7 @@ async fn serve(
                 )
                 .await;
             }
-            Ok(Some(Ok(_))) => {} // pings and pongs are answered by the library
+            Some(Ok(_)) => {} // pings and pongs are answered by the library
         }
     };
     if let Some((code, reason)) = close {

@@ -32,6 +32,8 @@ pub fn error_frame(code: ErrorCode, message: impl Into<String>) -> Utf8Bytes {
 pub enum Next {
     /// Send the text frames now in the caller's buffer, in order.
     Send,
+    /// Send a WebSocket ping.
+    Ping,
     /// Close the connection for this reason, then stop (the transport picks the close code).
     Close(ErrorCode, String),
     /// The client closed: send what the transport owes it (the answer to its Close), then stop.
@@ -43,6 +45,8 @@ struct Inner {
     queue: VecDeque<Utf8Bytes>,
     close: Option<(ErrorCode, String)>,
     finish: bool,
+    /// A ping is due.
+    ping: bool,
     dropped: u64,
 }
 
@@ -181,6 +185,13 @@ impl Outbox {
         });
     }
 
+    /// Asks the send task to ping the client. The connection's reader keeps the one timer
+    /// (when a ping is due, how long the client has been silent), so the send task waits on its
+    /// queue alone and nothing touches a timer for each frame.
+    pub fn ping(&self) {
+        self.with(|inner| inner.ping = true);
+    }
+
     /// Asks the send task to answer the client's Close and stop, sending nothing more.
     pub fn finish(&self) {
         self.with(|inner| inner.finish = true);
@@ -200,6 +211,9 @@ impl Outbox {
                 let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
                 if inner.finish {
                     return Next::Finish;
+                }
+                if std::mem::take(&mut inner.ping) {
+                    return Next::Ping;
                 }
                 if !inner.queue.is_empty() {
                     std::mem::swap(&mut inner.queue, batch);
@@ -338,6 +352,27 @@ mod tests {
             outbox.next(&mut msgs).await,
             Next::Close(ErrorCode::Unavailable, "restart".into())
         );
+    }
+
+    #[tokio::test]
+    async fn pings_asked_for_go_once_and_before_what_is_queued() {
+        let outbox = Outbox::new();
+        outbox.push_state("state".into());
+        outbox.ping();
+        outbox.ping();
+        let mut msgs = VecDeque::new();
+        assert_eq!(outbox.next(&mut msgs).await, Next::Ping);
+        assert!(msgs.is_empty());
+        assert_eq!(outbox.next(&mut msgs).await, Next::Send);
+        assert_eq!(msgs, [Utf8Bytes::from("state")]);
+        msgs.clear();
+        // Nothing more is due: the send task waits until a ping is asked for.
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(20), async {
+            outbox.next(&mut msgs).await
+        });
+        assert!(waiting.await.is_err());
+        outbox.ping();
+        assert_eq!(outbox.next(&mut msgs).await, Next::Ping);
     }
 
     #[tokio::test]
