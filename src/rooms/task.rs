@@ -128,9 +128,15 @@ pub(super) async fn run(
         match event {
             Wake::Command(None) => break,
             Wake::Command(Some(cmd)) => {
-                let presence_before = room.presence();
+                // Who is here changes as connections come and go and seats are taken, never
+                // by a player's action (which everyone hears of anyway): a turn skips the
+                // comparison.
+                let presence_before =
+                    (!matches!(*cmd, Command::Act { .. })).then(|| room.presence());
                 room.handle(&rooms, *cmd).await;
-                if room.presence() != presence_before && presence_due.is_none() {
+                if presence_before.is_some_and(|before| room.presence() != before)
+                    && presence_due.is_none()
+                {
                     presence_due = Some(Instant::now() + config.presence_delay);
                 }
                 idle_since = match (room.conns.is_empty(), idle_since) {
