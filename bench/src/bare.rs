@@ -1,7 +1,7 @@
 //! The physical limit for the benchmark: a bare WebSocket broadcast server that speaks just
-//! enough of the protocol for the same client (create, join, hello, state, update, move) and
-//! sends the same messages, built from the same types and encoded the same way, but checks no
-//! rules and stores nothing.
+//! enough of the protocol for the same client (create, join, hello, state, chat history, update,
+//! move) and sends the same messages, built from the same types and encoded the same way, but
+//! checks no rules and stores nothing.
 
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
@@ -13,7 +13,8 @@ use futures_util::{SinkExt, StreamExt};
 use merels::catalog::Catalog;
 use merels::clock::TimeControl;
 use merels::protocol::{
-    GameState, Men, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status, TurnView,
+    GameState, Hearing, Men, PROTOCOL_VERSION, SeatView, ServerMessage, Sides, Snapshot, Status,
+    TurnView,
 };
 use merels::rules::{Color, Termination};
 use serde::Deserialize;
@@ -175,6 +176,16 @@ fn hello(id: &str, seat: Option<Color>, board: &Arc<RawValue>) -> Utf8Bytes {
     Utf8Bytes::from(message.to_json())
 }
 
+/// merels's `chat_history` on connecting: what the connection hears, and no lines (the load
+/// generator says nothing).
+fn chat_history(seat: Option<Color>) -> Utf8Bytes {
+    let message = ServerMessage::ChatHistory {
+        hearing: Hearing::default_for(seat),
+        lines: Vec::new(),
+    };
+    Utf8Bytes::from(message.to_json())
+}
+
 /// A client's message; the bare server only looks for a turn.
 #[derive(Deserialize)]
 struct Incoming<'a> {
@@ -268,6 +279,7 @@ async fn connection(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option
             return;
         };
         let _ = tx.send(game.state(&id));
+        let _ = tx.send(chat_history(seat));
         game.conns.push(tx);
     }
     let (mut sink, mut stream) = socket.split();
@@ -402,5 +414,61 @@ mod tests {
         }
         .to_json();
         assert_eq!(hello(id, Some(Color::White), &board).as_str(), merels_hello);
+    }
+
+    /// The types of the first `n` text messages a connection to `addr` gets, seated with
+    /// `secret` or watching.
+    async fn greeting(addr: std::net::SocketAddr, id: &str, secret: Option<&str>) -> Vec<String> {
+        let mut ws = crate::workload::connect(addr, 0, id, secret).await.unwrap();
+        let mut kinds = Vec::new();
+        while kinds.len() < 3 {
+            let message = tokio::time::timeout(std::time::Duration::from_secs(10), ws.next())
+                .await
+                .expect("the greeting came")
+                .expect("the socket stayed open")
+                .unwrap();
+            if let Ok(text) = message.to_text() {
+                let v: Value = serde_json::from_str(text).unwrap();
+                kinds.push(v["type"].as_str().unwrap().to_string());
+            }
+        }
+        kinds
+    }
+
+    /// Both servers greet a player and a spectator with the same messages, in the same order:
+    /// what each costs a connection is measured alike.
+    #[tokio::test]
+    async fn both_servers_greet_a_connection_with_the_same_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let merels = listener.local_addr().unwrap();
+        let config = merels::config::Config::new(merels, &url);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = tokio::spawn(merels::server::run(listener, config, async {
+            let _ = stopped.await;
+        }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let bare = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(vec![100])).await });
+
+        let mut greetings = Vec::new();
+        for addr in [merels, bare] {
+            crate::workload::until_ready(addr).await.unwrap();
+            let (id, [white, _]) = crate::workload::seated_game(addr, "nine-mens-morris")
+                .await
+                .unwrap();
+            greetings.push([
+                greeting(addr, &id, Some(&white)).await,
+                greeting(addr, &id, None).await,
+            ]);
+        }
+        let expected = ["hello", "state", "chat_history"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(greetings[0], [expected.clone(), expected], "merels");
+        assert_eq!(greetings[1], greetings[0], "bare against merels");
+        let _ = stop.send(());
+        served.await.unwrap().unwrap();
     }
 }
