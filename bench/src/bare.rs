@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(hello(id, Some(Color::White), &board).as_str(), merels_hello);
     }
 
-    /// The types of the first `n` text messages a connection to `addr` gets, seated with
+    /// The types of the first three text messages a connection to `addr` gets, seated with
     /// `secret` or watching.
     async fn greeting(addr: std::net::SocketAddr, id: &str, secret: Option<&str>) -> Vec<String> {
         let mut ws = crate::workload::connect(addr, 0, id, secret).await.unwrap();
