@@ -77,8 +77,8 @@ pub struct Counts {
     codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
     /// The longest a game in play went without a stored turn, in ms.
     longest_stall_ms: AtomicU64,
-    /// When the last kill was sent.
-    last_kill: std::sync::Mutex<Option<std::time::Instant>>,
+    /// When the last kill was sent, in ms into the run; 0 before the first.
+    last_kill_ms: AtomicU64,
     /// The first few broken promises and errors, each with its game and server: what a rare
     /// race leaves to go on.
     incidents: std::sync::Mutex<Vec<String>>,
@@ -108,11 +108,14 @@ const FAST: [(&str, &str); 3] = [
 static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 /// Milliseconds since the run began.
-fn started_ms() -> u128 {
-    START
-        .get_or_init(std::time::Instant::now)
-        .elapsed()
-        .as_millis()
+fn started_ms() -> u64 {
+    ms_into_run(std::time::Instant::now())
+}
+
+/// Milliseconds from the run's beginning to `at`.
+fn ms_into_run(at: std::time::Instant) -> u64 {
+    at.saturating_duration_since(*START.get_or_init(std::time::Instant::now))
+        .as_millis() as u64
 }
 
 /// How long a game may stay unavailable after a kill: the lease, and two seconds.
@@ -189,13 +192,12 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
         let hard = args.every.is_some() || rng.below(3) != 0;
         hard_kills += usize::from(hard);
         let victim = rng.below(servers.len());
+        let at = started_ms();
         eprintln!(
-            "chaos: {} server {victim} at {} ms into the run",
+            "chaos: {} server {victim} at {at} ms into the run",
             if hard { "SIGKILL to" } else { "SIGTERM to" },
-            started_ms()
         );
-        *counts.last_kill.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some(std::time::Instant::now());
+        counts.last_kill_ms.store(at, Ordering::Relaxed);
         servers[victim].kill(hard);
         servers[victim] =
             Server::start(addrs[victim], &url, &env_of(victim), &log_of(victim)).await?;
@@ -442,21 +444,20 @@ async fn drive(
     // seconds of a kill; a turn in flight when its server died is not part of that, nor may a
     // game have stood still before.
     let stalled = |since: tokio::time::Instant, attempts: u32, landed: &[SocketAddr]| {
-        let (since, now) = (since.into_std(), std::time::Instant::now());
-        let kill = *counts.last_kill.lock().unwrap_or_else(|e| e.into_inner());
-        let ms = match kill.filter(|&kill| kill > since) {
-            Some(kill) => (kill - since).max(now - kill),
-            None => now - since,
-        }
-        .as_millis() as u64;
+        let (since, now) = (ms_into_run(since.into_std()), started_ms());
+        let kill = counts.last_kill_ms.load(Ordering::Relaxed);
+        let ms = if kill > since {
+            (kill - since).max(now.saturating_sub(kill))
+        } else {
+            now - since
+        };
         counts.longest_stall_ms.fetch_max(ms, Ordering::Relaxed);
         if ms > STALL.as_millis() as u64 {
             counts.incident(format!(
                 "game {}: {ms} ms without a stored turn (before a kill or after it), until {} \
                  ms into the run ({attempts} connections opened meanwhile, the last through \
                  {landed:?})",
-                id,
-                started_ms()
+                id, now
             ));
         }
     };
