@@ -10,6 +10,7 @@ use crate::http::relay::Relay;
 use crate::http::{AppState, internal_router, router};
 use crate::metrics::Metrics;
 use crate::rooms::{Rooms, RoomsConfig};
+use crate::store::owners::Registration;
 use crate::store::{Store, StoreError};
 use crate::time::{room_ms, wall_ms};
 use std::future::Future;
@@ -220,7 +221,9 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
 }
 
 /// Renews this instance's lease every third of its length, until shutdown; and cuts the
-/// sockets forwarded or relayed to peers whose own lease no longer holds.
+/// sockets forwarded or relayed to peers whose own lease no longer holds. A peer that stops
+/// renewing (it died, or hangs) is noticed as its lease lapses, not at the renewal after: its
+/// games may be taken from that moment, and its clients are told to come back at once.
 async fn renew_lease(
     rooms: Rooms,
     peers: Option<Peers>,
@@ -231,27 +234,49 @@ async fn renew_lease(
     let period = rooms.lease().length / 3;
     let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Just after the earliest moment a peer's lease lapses, unless a renewal comes first.
+    let mut lapse = std::pin::pin!(tokio::time::sleep(period));
+    let mut watching = false;
     loop {
-        tokio::select! {
-            _ = every.tick() => {
-                if let Err(e) = rooms.renew().await {
-                    tracing::warn!(error = %e, "could not renew this instance's lease");
+        let renew = tokio::select! {
+            _ = every.tick() => true,
+            () = &mut lapse, if watching => false,
+            () = stop.cancelled() => return,
+        };
+        if renew && let Err(e) = rooms.renew().await {
+            tracing::warn!(error = %e, "could not renew this instance's lease");
+        }
+        let Some(peers) = &peers else { continue };
+        watching = false;
+        match rooms.store().live_instances(wall_ms()).await {
+            Ok(live) => {
+                let owners: Vec<_> = live.iter().map(|l| l.owner.clone()).collect();
+                peers.cut_all_but(&owners);
+                if let Some(relay) = &relay {
+                    relay.keep_only(&owners);
                 }
-                if let Some(peers) = &peers {
-                    match rooms.store().live_instances(crate::time::wall_ms()).await {
-                        Ok(live) => {
-                            peers.cut_all_but(&live);
-                            if let Some(relay) = &relay {
-                                relay.keep_only(&live);
-                            }
-                        }
-                        Err(e) => tracing::warn!(error = %e, "could not read the live instances"),
-                    }
+                if let Some(at) = next_lapse(&live, &rooms.lease().me.instance) {
+                    let wait = Duration::from_millis((at - wall_ms()).max(0) as u64) + LAPSE_MARGIN;
+                    lapse.as_mut().reset(tokio::time::Instant::now() + wait);
+                    watching = true;
                 }
             }
-            () = stop.cancelled() => return,
+            Err(e) => tracing::warn!(error = %e, "could not read the live instances"),
         }
     }
+}
+
+/// How long after a peer's lease lapses it is looked at again: the lapse is exclusive, and a
+/// timer may round.
+const LAPSE_MARGIN: Duration = Duration::from_millis(10);
+
+/// The earliest moment (wall ms) a live peer's lease lapses, short of a renewal: the instances'
+/// renewals keep moving it past the next renewal of this one, `me`, until a peer stops renewing.
+fn next_lapse(live: &[Registration], me: &str) -> Option<i64> {
+    live.iter()
+        .filter(|l| l.owner.instance != me)
+        .map(|l| l.lease_until)
+        .min()
 }
 
 /// The internal address the other instances reach this one at: as configured, or the bound

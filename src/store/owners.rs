@@ -25,6 +25,17 @@ pub struct Owner {
     pub direct: Option<String>,
 }
 
+/// A live instance's registration: who it is, and until when (wall ms) its lease holds unless
+/// it renews it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Registration {
+    /// The instance.
+    #[sqlx(flatten)]
+    pub owner: Owner,
+    /// When its lease lapses, short of a renewal.
+    pub lease_until: i64,
+}
+
 /// A game taken by [`Store::claim`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Claim {
@@ -135,11 +146,11 @@ impl Store {
         })
     }
 
-    /// The instances whose lease holds at `now`.
-    pub async fn live_instances(&self, now: i64) -> Result<Vec<Owner>, StoreError> {
+    /// The instances whose lease holds at `now`, each with the moment it lapses unless renewed.
+    pub async fn live_instances(&self, now: i64) -> Result<Vec<Registration>, StoreError> {
         on_pool!(&self.backend, pool => {
-            let live: Vec<Owner> = sqlx::query_as(
-                "SELECT id, address, direct_url FROM instances WHERE lease_until > $1",
+            let live: Vec<Registration> = sqlx::query_as(
+                "SELECT id, address, direct_url, lease_until FROM instances WHERE lease_until > $1",
             )
             .bind(now)
             .fetch_all(pool)

@@ -7,6 +7,7 @@
 
 use crate::harness::{PgCluster, Process, TestServer, Ws, eager_turn, free_addr, metric, turns};
 use crate::nats::NatsServer;
+use merels::time::wall_ms;
 use serde_json::{Value, json};
 use std::time::Duration;
 
@@ -53,12 +54,14 @@ async fn two(
 }
 
 /// Two instances as processes on one fresh database (and `bus`, if any), with a lease of
-/// `lease_secs` seconds; the folder they run in comes first, to be dropped after them.
+/// `lease_secs` seconds, B started `apart` after A (so that their renewals are that far out of
+/// step); the folder they run in comes first, to be dropped after them.
 async fn two_processes(
     cluster: &PgCluster,
     name: &str,
     bus: &Option<NatsServer>,
     lease_secs: &str,
+    apart: Duration,
 ) -> (tempfile::TempDir, Process, Process) {
     let url = cluster.database(name).await;
     let dir = tempfile::tempdir().unwrap();
@@ -70,6 +73,7 @@ async fn two_processes(
         env.push(("MERELS_NATS_URL", &nats.url));
     }
     let a = Process::start_with(dir.path(), free_addr(), &url, &env).await;
+    tokio::time::sleep(apart).await;
     let b = Process::start_with(dir.path(), free_addr(), &url, &env).await;
     (dir, a, b)
 }
@@ -452,7 +456,7 @@ async fn a_paused_owner_cannot_write_after_it_was_replaced_over_a_bus() {
 async fn zombie(via: Via) {
     let cluster = PgCluster::start();
     let nats = bus(via);
-    let (_dir, a, b) = two_processes(&cluster, "zombie", &nats, "2").await;
+    let (_dir, a, b) = two_processes(&cluster, "zombie", &nats, "2", Duration::ZERO).await;
     let (on_a, on_b) = (a.http(), b.http());
     let white = on_a.create("six-mens-morris", "white").await;
     let black = on_a.join(&white.id).await;
@@ -495,6 +499,48 @@ async fn zombie(via: Via) {
     drop((a, b));
 }
 
+/// A peer that stops renewing is cut off as its lease lapses, not at the next renewal of the
+/// instance that holds its sockets: B closes the spectator's socket that it relays to a paused
+/// A, so that it comes back to whoever takes the game, within half a second of A's lease
+/// lapsing, and not before. With a lease of 6 s each renews every 2 s, and B a second out of
+/// step with A: B's next renewal comes about a second after A's lease lapses.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owners_sockets_are_cut_as_its_lease_lapses() {
+    let cluster = PgCluster::start();
+    let nats = bus(Via::Bus);
+    let apart = Duration::from_secs(1);
+    let (_dir, a, b) = two_processes(&cluster, "lapse", &nats, "6", apart).await;
+    let white = a.http().create("six-mens-morris", "white").await;
+    let mut watch_b = Ws::connect(b.addr, &white.id, None).await;
+    a.signal("STOP");
+    // A's lease as it stands, read once no renewal of A's can still be on its way.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let url = format!("postgres://postgres@127.0.0.1:{}/lapse", cluster.port);
+    let store = merels::store::Store::connect(&url).await.unwrap();
+    let now = wall_ms();
+    let owner = store.owner_of(&white.id, now).await.unwrap();
+    let lapse = store
+        .live_instances(now)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|l| Some(&l.owner) == owner.as_ref())
+        .expect("A owns the game, under a lease that holds")
+        .lease_until;
+    let code = tokio::time::timeout(Duration::from_secs(8), watch_b.closed())
+        .await
+        .expect("B cuts what it relays to a paused owner");
+    let cut = wall_ms();
+    a.signal("CONT");
+    assert_eq!(code, Some(1012));
+    assert!(
+        (lapse..lapse + 500).contains(&cut),
+        "B cut the socket {} ms after A's lease lapsed",
+        cut - lapse
+    );
+    drop((a, b));
+}
+
 /// An owner killed outright (SIGKILL) holds its games until its lease lapses; the instance that
 /// then takes one does not charge the player to move for the time nobody served the game (from
 /// the dead owner's last renewal), as one server does not across its own restart.
@@ -502,7 +548,7 @@ async fn zombie(via: Via) {
 async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
     let cluster = PgCluster::start();
     // Renewed every 2 s: B may take A's games 4 to 6 s after A dies.
-    let (_dir, a, b) = two_processes(&cluster, "dead", &None, "6").await;
+    let (_dir, a, b) = two_processes(&cluster, "dead", &None, "6", Duration::ZERO).await;
     let on_a = a.http();
     let white = on_a.create_timed("six-mens-morris", "white", "5+0").await;
     let black = on_a.join(&white.id).await;

@@ -634,7 +634,9 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
         b.owner_of("o1", at).await.unwrap(),
         Some(instance_a.clone())
     );
-    assert!(b.live_instances(at).await.unwrap().contains(&instance_b));
+    let live = b.live_instances(at).await.unwrap();
+    assert!(live.iter().any(|l| l.owner == instance_b));
+    assert!(live.iter().all(|l| l.lease_until == at + lease), "{live:?}");
     assert_eq!(b.claim("nope", "B", at).await.unwrap(), None);
     assert!(a.write(turn_by("o1", 0, "a1", 2, 2)).await.unwrap());
 
