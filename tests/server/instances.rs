@@ -515,8 +515,9 @@ async fn a_paused_owners_sockets_are_cut_as_its_lease_lapses() {
     a.signal("STOP");
     // A's lease as it stands, read once no renewal of A's can still be on its way.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let url = format!("postgres://postgres@127.0.0.1:{}/lapse", cluster.port);
-    let store = merels::store::Store::connect(&url).await.unwrap();
+    let store = merels::store::Store::connect(&cluster.url("lapse"))
+        .await
+        .unwrap();
     let now = wall_ms();
     let owner = store.owner_of(&white.id, now).await.unwrap();
     let lapse = store

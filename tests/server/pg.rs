@@ -132,7 +132,12 @@ impl PgCluster {
             "createdb",
             &["-h", "127.0.0.1", "-p", &port, "-U", "postgres", name],
         );
-        format!("postgres://postgres@127.0.0.1:{port}/{name}")
+        self.url(name)
+    }
+
+    /// The URL of database `name` in this cluster (made by [`PgCluster::database`]).
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{name}", self.port)
     }
 }
 
