@@ -86,6 +86,7 @@ impl RoomError {
             RoomError::BadNotation(_) => ErrorCode::BadNotation,
             RoomError::Illegal(_) => ErrorCode::IllegalTurn,
             RoomError::Conflict => ErrorCode::Conflict,
+            RoomError::Store(e) if e.is_outage() => ErrorCode::Unavailable,
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
             RoomError::RateLimited(_)
             | RoomError::ComputerRateLimited(_)

@@ -29,6 +29,11 @@ pub use writer::WriterStats;
 /// what the largest batch dirties, so that a batch never spills pages to the log before its commit.
 const WRITER_CACHE_KIB: &str = "-32768";
 
+/// How long a request waits for a PostgreSQL connection while the server cannot be reached
+/// (sqlx retries the connection meanwhile). Half the default request timeout: through an outage
+/// a client hears `unavailable`, said as one, rather than its request timing out.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
 const PING_IF_IDLE: Duration = Duration::from_secs(1);
 
@@ -98,6 +103,47 @@ pub enum StoreError {
         /// The database file.
         path: String,
     },
+}
+
+impl StoreError {
+    /// Whether this is an outage of the database, to be waited out rather than a fault in what
+    /// was asked: the server unreachable or going away, a connection cut, no connection to be
+    /// had in time, the disk full. Clients hear `unavailable` (try again), not `internal`.
+    pub fn is_outage(&self) -> bool {
+        match self {
+            StoreError::Closed => true,
+            StoreError::Database(e) => is_outage(e),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a database error says the database cannot serve now (see [`StoreError::is_outage`]).
+fn is_outage(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed
+        | sqlx::Error::BeginFailed => true,
+        sqlx::Error::Database(db) => db.code().is_some_and(|code| outage_code(&code)),
+        _ => false,
+    }
+}
+
+/// PostgreSQL's SQLSTATE classes of a lost or refused connection (08), of a server out of
+/// resources (53) or shutting down or starting (57P), and of a system I/O error (58); SQLite's
+/// busy, locked, I/O, full and cannot-open results (its extended codes carry the primary one in
+/// the low byte).
+fn outage_code(code: &str) -> bool {
+    if let Ok(sqlite) = code.parse::<u32>() {
+        return matches!(sqlite & 0xff, 5 | 6 | 10 | 13 | 14);
+    }
+    ["08", "53", "57P", "58"]
+        .iter()
+        .any(|class| code.starts_with(class))
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -408,7 +454,7 @@ impl Store {
                 let pool = |connections| {
                     PgPoolOptions::new()
                         .max_connections(connections)
-                        .acquire_timeout(Duration::from_secs(10))
+                        .acquire_timeout(ACQUIRE_TIMEOUT)
                         .test_before_acquire(false)
                         .before_acquire(|conn, meta| {
                             Box::pin(async move {

@@ -246,3 +246,62 @@ async fn a_graceful_shutdown_sends_every_socket_its_1012() {
     let told = codes.iter().filter(|c| **c == Some(1012)).count();
     assert_eq!(told, SOCKETS, "{codes:?}");
 }
+
+/// An outage of PostgreSQL is said as one: while the database is down, a turn, a resignation and
+/// a new game are refused with `unavailable` (503: try again), never `internal`, and change
+/// nothing; once it is back, the same turn is accepted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_outage_is_said_as_unavailable_and_changes_nothing() {
+    let cluster = PgCluster::start();
+    let url = cluster.database("outage").await;
+    let server = TestServer::start_on(&url, |_| {}).await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    assert_eq!(http.play(&white, "a1").await.0, 200);
+
+    cluster.stop_server();
+    let refused = [
+        ("a turn", http.play(&black, "d7").await),
+        ("a resignation", http.resign(&black).await),
+        (
+            "a new game",
+            http.request(
+                "POST",
+                "/api/games",
+                None,
+                Some(
+                    serde_json::json!({"variant": "nine-mens-morris", "options": {},
+                    "color": "white", "clock": "untimed"}),
+                ),
+            )
+            .await,
+        ),
+    ];
+    for (what, (status, body)) in &refused {
+        assert_eq!(*status, 503, "{what} during the outage: {body}");
+        assert_eq!(body["error"], "unavailable", "{what}: {body}");
+    }
+
+    cluster.start_server();
+    let mut answer = (0, Value::Null);
+    for _ in 0..40 {
+        answer = http.play(&black, "d7").await;
+        if answer.0 == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert_eq!(
+        answer.0, 200,
+        "the turn once the database is back: {}",
+        answer.1
+    );
+    let state = http.state(&white.id).await;
+    assert_eq!(turns(&state), ["a1", "d7"], "{state}");
+    assert!(
+        state["result"].is_null(),
+        "the resignation was refused: {state}"
+    );
+    server.stop().await;
+}

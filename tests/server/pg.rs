@@ -78,12 +78,19 @@ impl PgCluster {
                 "UTF8",
             ],
         );
+        cluster.start_server();
+        cluster
+    }
+
+    /// Starts the cluster's server (again, after [`PgCluster::stop_server`]) on its port.
+    pub fn start_server(&self) {
+        let data = self.dir.path().join("data");
         let opts = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            port,
-            cluster.dir.path().display()
+            self.port,
+            self.dir.path().display()
         );
-        cluster.run(
+        self.run(
             "pg_ctl",
             &[
                 "-D",
@@ -94,23 +101,37 @@ impl PgCluster {
                 "-t",
                 "30",
                 "-l",
-                cluster.dir.path().join("log").to_str().unwrap(),
+                self.dir.path().join("log").to_str().unwrap(),
                 "start",
             ],
         );
-        cluster
     }
 
-    fn run(&self, tool: &str, args: &[&str]) {
+    /// Stops the cluster's server as an administrator would (`pg_ctl stop -m fast`: every
+    /// session is ended), keeping its data: an outage, until [`PgCluster::start_server`].
+    pub fn stop_server(&self) {
+        let data = self.dir.path().join("data");
+        self.run(
+            "pg_ctl",
+            &["-D", data.to_str().unwrap(), "-m", "fast", "-w", "stop"],
+        );
+    }
+
+    /// One of PostgreSQL's programs, run as the `postgres` user when this is root.
+    fn command(&self, tool: &str) -> Command {
         let exe = self.bin.join(tool);
-        let mut cmd = if self.as_postgres {
+        if self.as_postgres {
             let mut c = Command::new("runuser");
             c.args(["-u", "postgres", "--"]).arg(&exe);
             c
         } else {
             Command::new(&exe)
-        };
-        let out = cmd
+        }
+    }
+
+    fn run(&self, tool: &str, args: &[&str]) {
+        let out = self
+            .command(tool)
             .args(args)
             .stdin(Stdio::null())
             .output()
@@ -143,6 +164,16 @@ impl PgCluster {
 
 impl Drop for PgCluster {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            // A failing test may have stopped the server itself: stop it if it runs, quietly,
+            // so that the test's own message is what is seen.
+            let data = self.dir.path().join("data");
+            let _ = self
+                .command("pg_ctl")
+                .args(["-D", data.to_str().unwrap(), "-m", "immediate", "stop"])
+                .output();
+            return;
+        }
         let data = self.dir.path().join("data");
         self.run(
             "pg_ctl",
