@@ -30,6 +30,9 @@ pub struct HostileArgs {
     /// Idle TCP connections opened at once in the flood.
     #[arg(long, default_value_t = 2_000)]
     pub flood: usize,
+    /// Spectators of one game, all from one address, flooding its chat.
+    #[arg(long, default_value_t = 48)]
+    pub chat_sockets: usize,
 }
 
 /// Runs it and prints its line; an error says which promise broke.
@@ -134,6 +137,8 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
         a.await.map_err(|e| e.to_string())?;
     }
 
+    let chat = chat_flood(addr, args.chat_sockets).await?;
+
     // A flood of idle connections, from many addresses of this host; the server must answer.
     let mut held = Vec::new();
     for n in 0..args.flood {
@@ -183,7 +188,7 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
     let line = format!(
         "hostile: {sent} bad frames of {} kinds, {unanswered} unanswered, {changed} state changes, \
          canary {canary_turns} turns (slowest {} ms), {} idle connections, /healthz in {health_ms} ms, \
-         {panics} panics, server {}",
+         {chat}, {panics} panics, server {}",
         KINDS.len(),
         tally.canary_worst_ms.load(Ordering::Relaxed),
         args.flood,
@@ -304,4 +309,88 @@ async fn play_canary(addr: SocketAddr, tally: Arc<Tally>, stop: Arc<AtomicBool>)
             }
         }
     }
+}
+
+/// Chat lines one address may say at once, over all its sockets (the server's allowance).
+const CHAT_BURST: usize = 10;
+
+/// A chat flood from one address: `sockets` spectators of one game, all from one address, each
+/// saying at once as many lines as its own allowance lets it (five). The address's allowance
+/// must hold them to a few lines in all, each line must be said or refused (`rate_limited`),
+/// and a spectator from another address must still be heard. Its part of the line, or which
+/// promise broke.
+async fn chat_flood(addr: SocketAddr, sockets: usize) -> Result<String, String> {
+    const EACH: usize = 5;
+    let chat = |text: String| Message::text(json!({"type": "chat", "text": text}).to_string());
+    let (id, _) = seated_game(addr, "nine-mens-morris").await?;
+    let started = Instant::now();
+    let mut flood = Vec::new();
+    for k in 0..sockets {
+        // `connect` picks the source address by number, sixteen in turn: every sixteenth is one.
+        let mut ws = connect(addr, 16 * k, &id, None).await?;
+        for _ in 0..3 {
+            next(&mut ws).await; // hello, state, chat history
+        }
+        flood.push(ws);
+    }
+    for (i, ws) in flood.iter_mut().enumerate() {
+        for n in 0..EACH {
+            ws.send(chat(format!("flood {i}-{n}")))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let (mut said, mut refused) = (0, 0);
+    for (i, ws) in flood.iter_mut().enumerate() {
+        let mine = format!("flood {i}-");
+        let mut answered = 0;
+        while answered < EACH {
+            let Some(m) = next(ws).await else {
+                return Err(format!("a flooding socket's line {answered} got no answer"));
+            };
+            if m["type"] == "error" && m["code"] == "rate_limited" {
+                refused += 1;
+                answered += 1;
+            } else if m["type"] == "chat"
+                && m["text"].as_str().is_some_and(|t| t.starts_with(&mine))
+            {
+                said += 1;
+                answered += 1;
+            }
+        }
+    }
+    // The allowance refills at a line a second.
+    let allowed = CHAT_BURST + started.elapsed().as_secs() as usize + 1;
+    let mut honest = connect(addr, 1, &id, None).await?;
+    for _ in 0..3 {
+        next(&mut honest).await;
+    }
+    honest
+        .send(chat("well played".into()))
+        .await
+        .map_err(|e| e.to_string())?;
+    let heard = loop {
+        match next(&mut honest).await {
+            Some(m) if m["type"] == "chat" && m["text"] == "well played" => break true,
+            Some(m) if m["type"] == "error" => break false,
+            Some(_) => continue,
+            None => break false,
+        }
+    };
+    let part = format!(
+        "chat flood of {sockets} sockets from one address: {said} of {} lines said, {refused} \
+         refused, {}",
+        sockets * EACH,
+        if heard {
+            "another address heard"
+        } else {
+            "another address NOT heard"
+        },
+    );
+    if said > allowed || said + refused != sockets * EACH || !heard {
+        return Err(format!(
+            "a promise broke: {part} (at most {allowed} may be said)"
+        ));
+    }
+    Ok(part)
 }

@@ -90,4 +90,5 @@ fn a_server_sent_every_kind_of_bad_input_answers_each_and_changes_nothing() {
         "{said}"
     );
     assert!(said.contains("400 idle connections") && said.contains("0 panics, server alive"));
+    assert!(said.contains("another address heard"), "{said}");
 }

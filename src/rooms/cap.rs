@@ -1,6 +1,7 @@
-//! The caps on new games per address: one on every game, however it is made (the setup form, the
+//! The caps per address: on new games, one on every game, however it is made (the setup form, the
 //! API, a rematch), and one of its own on games against the computer, a shared and costly
-//! opponent. Both are charged here, and only once the request has been found good.
+//! opponent; and on chat, in lines and in bytes, over every socket and game of the address. Each
+//! is charged here, and only once the request has been found good.
 
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use std::net::IpAddr;
@@ -47,6 +48,11 @@ impl GameCap {
 
     /// Takes one game from `ip`'s allowance; false if it has none left.
     pub fn charge(&self, ip: IpAddr) -> bool {
+        self.charge_n(ip, NonZeroU32::MIN)
+    }
+
+    /// Takes `n` from `ip`'s allowance; false (and nothing taken) if it has not that many left.
+    pub fn charge_n(&self, ip: IpAddr, n: NonZeroU32) -> bool {
         if self.limiter.len() > FORGET_ABOVE {
             let mut swept = self.swept.lock().unwrap_or_else(|e| e.into_inner());
             if swept.elapsed() >= SWEEP_EVERY {
@@ -55,7 +61,48 @@ impl GameCap {
                 self.limiter.shrink_to_fit();
             }
         }
-        self.limiter.check_key(&ip).is_ok()
+        matches!(self.limiter.check_key_n(&ip, n), Ok(Ok(_)))
+    }
+}
+
+/// Chat lines one address may say over all its sockets and games: one a second, ten at once.
+const CHAT_LINES_PER_SEC: u32 = 1;
+/// The burst of [`CHAT_LINES_PER_SEC`].
+const CHAT_LINES_BURST: u32 = 10;
+/// Bytes of chat one address may say a second, and at once: a few long lines a minute.
+const CHAT_BYTES_PER_SEC: u32 = 200;
+/// The burst of [`CHAT_BYTES_PER_SEC`].
+const CHAT_BYTES_BURST: u32 = 2_000;
+
+/// What one address may say in the chats, in lines and in bytes: sixty-four sockets from one
+/// address say no more than one would, and what reaches the store from it is bounded.
+#[derive(Debug)]
+pub(super) struct ChatCap {
+    lines: GameCap,
+    bytes: GameCap,
+}
+
+impl Default for ChatCap {
+    fn default() -> Self {
+        let quota = |per_sec: u32, burst: u32| {
+            Quota::per_second(NonZeroU32::new(per_sec).unwrap_or(NonZeroU32::MIN))
+                .allow_burst(NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN))
+        };
+        ChatCap {
+            lines: GameCap::new(quota(CHAT_LINES_PER_SEC, CHAT_LINES_BURST)),
+            bytes: GameCap::new(quota(CHAT_BYTES_PER_SEC, CHAT_BYTES_BURST)),
+        }
+    }
+}
+
+impl ChatCap {
+    /// Takes a line of `bytes` from `ip`'s allowance; false if it has not that much left.
+    pub fn charge(&self, ip: IpAddr, bytes: usize) -> bool {
+        let bytes = u32::try_from(bytes).unwrap_or(u32::MAX);
+        self.lines.charge(ip)
+            && self
+                .bytes
+                .charge_n(ip, NonZeroU32::new(bytes).unwrap_or(NonZeroU32::MIN))
     }
 }
 

@@ -16,14 +16,23 @@ use crate::store::{ChatRow, WriteOp};
 use crate::time::room_ms;
 use axum::extract::ws::Utf8Bytes;
 use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 /// Lines one speaker may say in [`BURST_MS`].
 pub const BURST_LINES: usize = 5;
 /// The window of [`BURST_LINES`], in milliseconds.
 pub const BURST_MS: i64 = 10_000;
-/// Lines a chat holds at most: a game's chat is a conversation, not a store of text.
-pub const MAX_LINES: usize = 500;
+/// Lines a chat keeps: a game's chat is a conversation, not a store of text. A new line pushes
+/// the oldest out (in memory and in the store), so a flood can bury old lines but never close a
+/// chat to those who come after it.
+pub const MAX_LINES: usize = 200;
+/// Bytes of text a chat keeps, likewise: with [`MAX_LINES`], the bound of a game's chat storage
+/// whatever its lines hold (300 emoji are 1,200 bytes).
+pub const MAX_BYTES: usize = 32 * 1024;
+/// How long after the end of a game its spectators may still talk; then their chat is closed
+/// (the players' stays open, for the two of them).
+pub const SPECTATORS_AFTER_END_MS: i64 = 10 * 60 * 1000;
 
 /// Who says a line: a seat (whichever of its connections), or one spectator's connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,8 +80,9 @@ impl ChatLog {
         Some(log)
     }
 
-    /// The line `speaker` would say with `text` at `now`, and the write that stores it (by the
-    /// owner at `epoch`); or why it may not be said. Pure: nothing changes until [`ChatLog::keep`].
+    /// The line `speaker` would say with `text` at `now` in a game that ended at `ended_at`
+    /// (if it has), and the write that stores it (by the owner at `epoch`), older lines pushed
+    /// out; or why it may not be said. Pure: nothing changes until [`ChatLog::keep`].
     pub fn decide(
         &self,
         game: &str,
@@ -80,6 +90,7 @@ impl ChatLog {
         speaker: Speaker,
         text: &str,
         now: i64,
+        ended_at: Option<i64>,
     ) -> Result<(ChatLine, WriteOp), RoomError> {
         // One line: a line break or another control character becomes a space.
         let text: String = text
@@ -99,17 +110,24 @@ impl ChatLog {
             return Err(RoomError::ChatTooFast(BURST_LINES, BURST_MS / 1000));
         }
         let room = room_of(speaker.seat());
-        let lines = &self.lines[room.index()];
-        if lines.len() >= MAX_LINES {
-            return Err(RoomError::NotAllowed("this chat is full"));
+        if room == ChatRoom::Spectators
+            && ended_at.is_some_and(|end| now >= end + SPECTATORS_AFTER_END_MS)
+        {
+            return Err(RoomError::NotAllowed(
+                "the spectators' chat closes ten minutes after the game ends",
+            ));
         }
+        let lines = &self.lines[room.index()];
         let line = ChatLine {
             room,
-            seq: lines.len() as u32 + 1,
+            seq: lines.last().map_or(1, |l| l.seq + 1),
             by: speaker.seat(),
             text,
             at: now,
         };
+        let keep_from = lines
+            .get(pushed_out(lines, &line))
+            .map_or(line.seq, |l| l.seq);
         let row = ChatRow {
             game_id: game.to_string(),
             room: room.as_str().to_string(),
@@ -122,19 +140,23 @@ impl ChatLog {
             line,
             WriteOp::Chat {
                 line: Box::new(row),
+                keep_from: i64::from(keep_from),
                 epoch,
             },
         ))
     }
 
-    /// Keeps a stored line, said by `speaker`.
+    /// Keeps a stored line, said by `speaker`, and lets go of the lines it pushed out.
     pub fn keep(&mut self, speaker: Speaker, line: ChatLine) {
         let recent = self.recent.entry(speaker).or_default();
         recent.push_back(line.at);
         while recent.len() > BURST_LINES {
             recent.pop_front();
         }
-        self.lines[line.room.index()].push(line);
+        let lines = &mut self.lines[line.room.index()];
+        let out = pushed_out(lines, &line);
+        lines.drain(..out);
+        lines.push(line);
     }
 
     /// The lines of the chats `hearing` hears, players' first.
@@ -146,9 +168,10 @@ impl ChatLog {
             .collect()
     }
 
-    /// How many lines each chat holds.
+    /// The number of each chat's last line (0 before the first): how many lines each has had,
+    /// so that a client can tell it missed some, however many the window still keeps.
     pub fn counts(&self) -> ChatCounts {
-        let count = |room: ChatRoom| self.lines[room.index()].len() as u32;
+        let count = |room: ChatRoom| self.lines[room.index()].last().map_or(0, |l| l.seq);
         ChatCounts {
             players: count(ChatRoom::Players),
             spectators: count(ChatRoom::Spectators),
@@ -159,6 +182,20 @@ impl ChatLog {
     pub fn forget(&mut self, speaker: Speaker) {
         self.recent.remove(&speaker);
     }
+}
+
+/// How many of a chat's oldest `lines` a new `line` pushes out of [`MAX_LINES`] and
+/// [`MAX_BYTES`].
+fn pushed_out(lines: &[ChatLine], line: &ChatLine) -> usize {
+    let mut count = lines.len() + 1;
+    let mut bytes = line.text.len() + lines.iter().map(|l| l.text.len()).sum::<usize>();
+    let mut out = 0;
+    while count > MAX_LINES || bytes > MAX_BYTES {
+        bytes -= lines[out].text.len();
+        count -= 1;
+        out += 1;
+    }
+    out
 }
 
 /// The `chat_history` message of what `hearing` hears.
@@ -179,6 +216,7 @@ impl Room {
         &mut self,
         rooms: &Rooms,
         conn: u64,
+        from: IpAddr,
         text: &str,
     ) -> Result<(), RoomError> {
         let speaker = match self.conns.get(conn).map(|c| c.seat) {
@@ -186,9 +224,20 @@ impl Room {
             Some(None) => Speaker::Spectator(conn),
             None => return Ok(()), // gone meanwhile
         };
-        let (line, op) =
-            self.chat
-                .decide(&self.table.id, self.table.epoch, speaker, text, room_ms())?;
+        let (line, op) = self.chat.decide(
+            &self.table.id,
+            self.table.epoch,
+            speaker,
+            text,
+            room_ms(),
+            self.table.ended_at,
+        )?;
+        // The address's allowance, over all its sockets and games, in lines and in bytes: taken
+        // only for a line that would be said.
+        if !rooms.inner.chat_cap.charge(from, line.text.len()) {
+            rooms.metrics().limit("chat_per_address");
+            return Err(RoomError::ChatFlood);
+        }
         if !rooms.store().write(op).await? {
             rooms.metrics().store_refusals.inc();
             // Another writer took the number, or another instance the game (then the room ends).
@@ -250,6 +299,7 @@ impl Rooms {
     ) -> Result<(), RoomError> {
         let command = Command::Say {
             conn: conn.id,
+            from: conn.from,
             text,
             outbox: outbox.clone(),
         };
@@ -296,7 +346,17 @@ mod tests {
         text: &str,
         now: i64,
     ) -> Result<ChatLine, RoomError> {
-        let (line, op) = log.decide(GAME, 1, speaker, text, now)?;
+        said_after(log, speaker, text, now, None)
+    }
+
+    fn said_after(
+        log: &mut ChatLog,
+        speaker: Speaker,
+        text: &str,
+        now: i64,
+        ended_at: Option<i64>,
+    ) -> Result<ChatLine, RoomError> {
+        let (line, op) = log.decide(GAME, 1, speaker, text, now, ended_at)?;
         let WriteOp::Chat { line: row, .. } = op else {
             panic!("a line is written as a chat line")
         };
@@ -381,16 +441,56 @@ mod tests {
     }
 
     #[test]
-    fn a_full_chat_takes_no_more() {
+    fn a_full_chat_lets_its_oldest_lines_go_and_the_store_follows() {
         let mut log = ChatLog::default();
-        for i in 0..MAX_LINES as i64 {
+        for i in 0..MAX_LINES as i64 + 7 {
             said(&mut log, Speaker::Spectator(i as u64), "x", i).unwrap();
         }
+        let kept = &log.lines[ChatRoom::Spectators.index()];
+        assert_eq!(kept.len(), MAX_LINES, "a window, not a cap");
+        assert_eq!(
+            (kept[0].seq, kept[MAX_LINES - 1].seq),
+            (8, MAX_LINES as u32 + 7)
+        );
+        // The next line's write tells the store which lines it pushes out.
+        let (line, op) = log
+            .decide(GAME, 1, Speaker::Spectator(9999), "late", 0, None)
+            .unwrap();
+        let WriteOp::Chat { keep_from, .. } = op else {
+            panic!("a chat line")
+        };
+        assert_eq!((line.seq, keep_from), (MAX_LINES as u32 + 8, 9));
+        // Long lines are bounded in bytes too: a chat of 300-emoji lines keeps what fits.
+        let mut log = ChatLog::default();
+        let long = "😀".repeat(CHAT_MAX_CHARS);
+        for i in 0..60 {
+            said(&mut log, Speaker::Spectator(i), &long, i as i64).unwrap();
+        }
+        let kept = &log.lines[ChatRoom::Spectators.index()];
+        let bytes: usize = kept.iter().map(|l| l.text.len()).sum();
+        assert!(
+            bytes <= MAX_BYTES && bytes + long.len() > MAX_BYTES,
+            "{bytes}"
+        );
+        assert_eq!(kept.last().unwrap().seq, 60);
+    }
+
+    #[test]
+    fn the_spectators_chat_closes_some_time_after_the_end() {
+        let mut log = ChatLog::default();
+        let end = Some(1_000);
+        let watcher = Speaker::Spectator(1);
+        let closes = 1_000 + SPECTATORS_AFTER_END_MS;
+        assert!(said_after(&mut log, watcher, "gg", closes - 1, end).is_ok());
         assert!(matches!(
-            said(&mut log, Speaker::Spectator(9999), "x", 0),
+            said_after(&mut log, Speaker::Spectator(2), "gg", closes, end),
             Err(RoomError::NotAllowed(_))
         ));
-        assert!(said(&mut log, Speaker::Seat(Color::White), "still here", 0).is_ok());
+        assert!(
+            said_after(&mut log, Speaker::Seat(Color::White), "thanks", closes, end).is_ok(),
+            "the players' chat stays open"
+        );
+        assert!(said_after(&mut log, watcher, "still on", closes, None).is_ok());
     }
 
     #[test]

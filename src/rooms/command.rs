@@ -75,6 +75,7 @@ pub(super) enum Command {
     /// Say a line in a connection's chat; a refusal goes to the connection.
     Say {
         conn: u64,
+        from: IpAddr,
         text: String,
         outbox: Arc<Outbox>,
     },

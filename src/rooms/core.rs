@@ -46,6 +46,9 @@ pub(super) struct Table {
     /// The rematch's id, once started. Its seats are held by this game's secrets, colours
     /// swapped: nothing to hand out but the id, so a restart loses no seat.
     pub rematch: Option<String>,
+    /// When the game ended (rooms' time, ms; set by the shell as it applies the end, or the
+    /// stored game's last change); `None` while it goes on.
+    pub ended_at: Option<i64>,
 }
 
 /// What a room is asked to decide. The seat has been found from the actor already.

@@ -65,6 +65,9 @@ pub enum RoomError {
     /// A speaker said too many lines in a short time.
     #[error("at most {0} chat lines in {1} s: wait a moment")]
     ChatTooFast(usize, i64),
+    /// An address said too much in the chats of late, over all its sockets and games.
+    #[error("too much chat from your address of late: wait a moment")]
+    ChatFlood,
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
@@ -90,7 +93,8 @@ impl RoomError {
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
             RoomError::RateLimited(_)
             | RoomError::ComputerRateLimited(_)
-            | RoomError::ChatTooFast(..) => ErrorCode::RateLimited,
+            | RoomError::ChatTooFast(..)
+            | RoomError::ChatFlood => ErrorCode::RateLimited,
             RoomError::ChatTooLong(_) => ErrorCode::TooLarge,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }

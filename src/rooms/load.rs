@@ -133,5 +133,6 @@ pub(super) fn table_from(
         takeback_offer: offer(&row.takeback_offer),
         rematch_offer: row.rematch_offer.as_deref().and_then(Color::parse),
         rematch: row.rematch_id.clone(),
+        ended_at: (status == Status::Finished).then_some(row.updated_at),
     })
 }

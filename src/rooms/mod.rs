@@ -151,6 +151,7 @@ struct Inner {
     config: RoomsConfig,
     cap: cap::GameCap,
     computer_cap: cap::GameCap,
+    chat_cap: cap::ChatCap,
     computer: computer::Computer,
     generation: AtomicU64,
     shutdown: CancellationToken,
@@ -181,6 +182,7 @@ impl Rooms {
                 catalog,
                 cap: cap::GameCap::per_minute(config.games_per_minute),
                 computer_cap: cap::GameCap::per_hour(config.computer_games_per_hour),
+                chat_cap: cap::ChatCap::default(),
                 computer: computer::Computer::new(&config.computer),
                 lease: lease::Lease::new(
                     config.peer_address.clone(),

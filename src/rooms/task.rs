@@ -11,7 +11,7 @@ use super::conns::{Conn, Conns};
 use super::core::{Ask, Change, Fresh, Plan, Table};
 use super::load::{load, table_from, take};
 use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
-use crate::protocol::{ErrorCode, Hearing};
+use crate::protocol::{ErrorCode, Hearing, Status};
 use crate::store::StoredGame;
 use crate::time::room_ms;
 use std::net::IpAddr;
@@ -234,6 +234,9 @@ impl Room {
             self.reload(rooms).await;
             return Err(RoomError::Conflict);
         }
+        if self.table.status == Status::Finished {
+            self.table.ended_at.get_or_insert_with(room_ms);
+        }
         if starts_rematch {
             self.announce_rematch();
         }
@@ -315,8 +318,13 @@ impl Room {
                 }
                 let _ = reply.send(Ok(()));
             }
-            Command::Say { conn, text, outbox } => {
-                if let Err(e) = self.say(rooms, conn, &text).await {
+            Command::Say {
+                conn,
+                from,
+                text,
+                outbox,
+            } => {
+                if let Err(e) = self.say(rooms, conn, from, &text).await {
                     Answer::Queue(outbox).refuse(e, Some(&|| self.whole()));
                 }
             }

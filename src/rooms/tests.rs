@@ -32,6 +32,7 @@ fn table(control: TimeControl) -> Table {
         takeback_offer: None,
         rematch_offer: None,
         rematch: None,
+        ended_at: None,
     }
 }
 

@@ -380,6 +380,9 @@ pub enum WriteOp {
     Chat {
         /// The line.
         line: Box<ChatRow>,
+        /// The number of the oldest line of its chat to keep: those before it were pushed out
+        /// by this one, and are deleted with its write.
+        keep_from: i64,
         /// The epoch of the room that decided it: the write is refused unless its game is still
         /// at that epoch (no other owner took the game since).
         epoch: i64,

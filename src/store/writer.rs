@@ -344,13 +344,17 @@ async fn try_batch(
                         }
                         open
                     }
-                    WriteOp::Chat { line, epoch } => {
+                    WriteOp::Chat {
+                        line,
+                        keep_from,
+                        epoch,
+                    } => {
                         // Only the next number of its chat, so that a chat has no gaps; and only
-                        // from the game's owner.
-                        sqlx::query(
+                        // from the game's owner. Then the lines it pushed out go.
+                        let said = sqlx::query(
                             "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at) \
-                             SELECT $1, $2, $3, $4, $5, $6 WHERE $3 = 1 + (SELECT COUNT(*) \
-                             FROM chat_lines WHERE game_id = $1 AND room = $2) \
+                             SELECT $1, $2, $3, $4, $5, $6 WHERE $3 = 1 + COALESCE((SELECT \
+                             MAX(seq) FROM chat_lines WHERE game_id = $1 AND room = $2), 0) \
                              AND EXISTS (SELECT 1 FROM games WHERE id = $1 AND epoch = $7) \
                              ON CONFLICT DO NOTHING",
                         )
@@ -364,7 +368,19 @@ async fn try_batch(
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
-                            == 1
+                            == 1;
+                        if said {
+                            sqlx::query(
+                                "DELETE FROM chat_lines WHERE game_id = $1 AND room = $2 \
+                                 AND seq < $3",
+                            )
+                            .bind(&line.game_id)
+                            .bind(&line.room)
+                            .bind(*keep_from as i32)
+                            .execute(&mut *tx)
+                            .await?;
+                        }
+                        said
                     }
                     WriteOp::PutHandoff { code, now } => {
                         sqlx::query("DELETE FROM handoff_codes WHERE expires_at <= $1")

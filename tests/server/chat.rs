@@ -62,8 +62,11 @@ async fn chats_on(url: &str) {
     let black = http.join(&white.id).await;
     let mut w = server.ws(&white.id, Some(&white.secret)).await;
     let mut b = server.ws(&white.id, Some(&black.secret)).await;
-    let mut watcher = server.ws(&white.id, None).await;
-    let mut other = server.ws(&white.id, None).await;
+    // Each spectator from an address of its own, as people are: what one address may say over
+    // all its sockets is tested apart (`one_address_cannot_flood_a_chat_with_many_sockets`).
+    let from = |n: u8| std::net::IpAddr::from([127, 0, 0, n]);
+    let mut watcher = Ws::connect_from(from(2), server.addr, &white.id).await;
+    let mut other = Ws::connect_from(from(3), server.addr, &white.id).await;
     assert_eq!(
         w.chat["hearing"],
         json!({"players": true, "spectators": false})
@@ -152,7 +155,7 @@ async fn chats_on(url: &str) {
     b.send_text(r#"{"type":"chat","text":"hi","to":"white"}"#)
         .await;
     assert_eq!(refused(&mut b).await, "malformed");
-    let mut spammer = server.ws(&white.id, None).await;
+    let mut spammer = Ws::connect_from(from(4), server.addr, &white.id).await;
     for i in 0..5 {
         say(&mut spammer, &format!("spam {i}")).await;
         assert_eq!(
@@ -205,4 +208,71 @@ async fn players_and_spectators_chat_apart_on_sqlite() {
 async fn players_and_spectators_chat_apart_on_postgres() {
     let cluster = PgCluster::start();
     chats_on(&cluster.database("chat").await).await;
+}
+
+/// One address cannot fill a game's chat, however many sockets it opens: what it may say is
+/// counted over all of them, in lines and in bytes, and refused past that (`rate_limited`),
+/// while a spectator from another address still talks. (Before, sixty-four sockets from one
+/// address said 320 lines a second.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_cannot_flood_a_chat_with_many_sockets() {
+    const SOCKETS: usize = 20;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    assert_eq!(http.resign(&black).await.0, 200);
+
+    let mut flood = Vec::new();
+    for _ in 0..SOCKETS {
+        flood.push(server.ws(&white.id, None).await);
+    }
+    // Each socket says as much as its own allowance lets it (five lines): a hundred in all.
+    for (i, ws) in flood.iter_mut().enumerate() {
+        for n in 0..5 {
+            say(ws, &format!("spam {i}-{n}")).await;
+        }
+    }
+    // Each hears every line of its own said back, or refused.
+    let mut limited = 0;
+    for (i, ws) in flood.iter_mut().enumerate() {
+        let mine = format!("spam {i}-");
+        let mut answered = 0;
+        while answered < 5 {
+            let msg = ws.next().await;
+            match msg["type"].as_str() {
+                Some("error") => {
+                    assert_eq!(msg["code"], "rate_limited", "{msg}");
+                    limited += 1;
+                    answered += 1;
+                }
+                Some("chat") if msg["text"].as_str().unwrap().starts_with(&mine) => answered += 1,
+                _ => {}
+            }
+        }
+    }
+    let said = count_said(&server, &white.id).await;
+    assert!(said <= 15, "{said} lines from one address in a moment");
+    assert_eq!(said + limited, SOCKETS * 5, "every line said or refused");
+
+    // Another address is not held back by it.
+    let source = "127.0.0.2".parse().unwrap();
+    let mut honest = Ws::connect_from(source, server.addr, &white.id).await;
+    say(&mut honest, "well played").await;
+    assert!(heard(&mut honest).await.ends_with("well played"));
+
+    // Bytes count too: two lines of 300 emoji (1,200 bytes each) at once are one too many.
+    let source = "127.0.0.3".parse().unwrap();
+    let mut wordy = Ws::connect_from(source, server.addr, &white.id).await;
+    let long = "😀".repeat(300);
+    say(&mut wordy, &long).await;
+    assert!(heard(&mut wordy).await.ends_with(&long));
+    say(&mut wordy, &long).await;
+    assert_eq!(refused(&mut wordy).await, "rate_limited");
+    server.stop().await;
+}
+
+/// How many lines a game's spectators' chat holds, as a newcomer hears it.
+async fn count_said(server: &TestServer, id: &str) -> usize {
+    lines(&server.ws(id, None).await.chat).len()
 }

@@ -6,7 +6,7 @@
 use futures_util::{SinkExt, StreamExt};
 use merels::config::Config;
 use serde_json::{Value, json};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -319,10 +319,25 @@ impl Ws {
 
     /// [`Ws::connect`] at a socket's whole address.
     pub async fn connect_url(url: &str, secret: Option<&str>) -> Ws {
+        Ws::connect_url_from(url, secret, None).await
+    }
+
+    /// [`Ws::connect`] as a spectator from another loopback address (`127.0.0.2`, ...): another
+    /// client, as the server's limits by address see it.
+    pub async fn connect_from(source: IpAddr, addr: SocketAddr, id: &str) -> Ws {
+        Ws::connect_url_from(
+            &format!("ws://{addr}/api/games/{id}/ws"),
+            None,
+            Some(source),
+        )
+        .await
+    }
+
+    async fn connect_url_from(url: &str, secret: Option<&str>, source: Option<IpAddr>) -> Ws {
         let mut url = url.to_string();
         let mut moved = None;
         loop {
-            let mut ws = Ws::open(&url, secret).await;
+            let mut ws = Ws::open(&url, secret, source).await;
             let first = ws.next().await;
             if first["type"] == "moved" {
                 assert!(moved.is_none(), "moved twice: {first}");
@@ -343,15 +358,29 @@ impl Ws {
         }
     }
 
-    /// A socket at `url`, nothing read yet.
-    async fn open(url: &str, secret: Option<&str>) -> Ws {
+    /// A socket at `url` (from the `source` address, if given), nothing read yet.
+    async fn open(url: &str, secret: Option<&str>, source: Option<IpAddr>) -> Ws {
         let mut request = url.into_client_request().unwrap();
         if let Some(s) = secret {
             request
                 .headers_mut()
                 .insert("authorization", format!("Bearer {s}").parse().unwrap());
         }
-        let (stream, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        let stream = match source {
+            None => tokio_tungstenite::connect_async(request).await.unwrap().0,
+            Some(source) => {
+                let uri = request.uri();
+                let to = format!("{}:{}", uri.host().unwrap(), uri.port_u16().unwrap());
+                let socket = tokio::net::TcpSocket::new_v4().unwrap();
+                socket.bind(SocketAddr::new(source, 0)).unwrap();
+                let tcp = socket.connect(to.parse().unwrap()).await.unwrap();
+                let plain = MaybeTlsStream::Plain(tcp);
+                tokio_tungstenite::client_async(request, plain)
+                    .await
+                    .unwrap()
+                    .0
+            }
+        };
         Ws {
             stream,
             hello: Value::Null,
@@ -523,16 +552,31 @@ impl Process {
         database_url: &str,
         env: &[(&str, &str)],
     ) -> Process {
-        let child = Command::new(env!("CARGO_BIN_EXE_merels"))
+        Process::start_logging(cwd, addr, database_url, env, None).await
+    }
+
+    /// [`Process::start_with`], its logs (standard output and error) written to `log` when given.
+    pub async fn start_logging(
+        cwd: &Path,
+        addr: SocketAddr,
+        database_url: &str,
+        env: &[(&str, &str)],
+        log: Option<&Path>,
+    ) -> Process {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_merels"));
+        command
             .arg("serve")
             .current_dir(cwd)
             .env("MERELS_BIND", addr.to_string())
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "warn")
             .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stdin(Stdio::null());
+        if let Some(log) = log {
+            let file = std::fs::File::create(log).unwrap();
+            command.stdout(file.try_clone().unwrap()).stderr(file);
+        }
+        let child = command.spawn().unwrap();
         let process = Process { child, addr };
         let client = reqwest::Client::new();
         let url = format!("http://{addr}/readyz");

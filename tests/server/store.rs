@@ -512,7 +512,7 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
     // Chat lines: one to a number, no gaps, only who may speak there, and not the game's
     // version.
     let version = fresh.load("i1").await.unwrap().unwrap().version();
-    let line = |seq: i64, room: &str, author: &str, body: &str| WriteOp::Chat {
+    let line_keeping = |seq: i64, room: &str, author: &str, body: &str, keep_from| WriteOp::Chat {
         line: Box::new(ChatRow {
             game_id: "i1".into(),
             room: room.into(),
@@ -521,8 +521,11 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
             body: body.into(),
             said_at: at,
         }),
+        keep_from,
         epoch: EPOCH,
     };
+    let line =
+        |seq: i64, room: &str, author: &str, body: &str| line_keeping(seq, room, author, body, 1);
     assert!(
         fresh
             .write(line(1, "players", "white", "hi"))
@@ -581,6 +584,36 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
         ]
     );
     assert_eq!(fresh.load("i1").await.unwrap().unwrap().version(), version);
+    // A chat is a window: a line that pushes the oldest out deletes them with its write, and the
+    // numbers go on from the newest kept.
+    assert!(
+        fresh
+            .write(line_keeping(3, "players", "white", "bye", 3))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !fresh
+            .write(line_keeping(3, "players", "black", "again", 3))
+            .await
+            .unwrap(),
+        "taken, even alone in its window"
+    );
+    assert!(
+        fresh
+            .write(line_keeping(4, "players", "black", "bye", 4))
+            .await
+            .unwrap()
+    );
+    let players: Vec<_> = fresh
+        .chat_lines("i1")
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.room == "players")
+        .map(|r| (r.seq, r.body))
+        .collect();
+    assert_eq!(players, [(4, "bye".to_string())]);
 
     for i in 0..12 {
         let id = format!("race{i}");
@@ -669,6 +702,7 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
             body: "hello".into(),
             said_at: at,
         }),
+        keep_from: 1,
         epoch,
     };
     assert!(
