@@ -116,6 +116,7 @@ pub async fn run(
         by_address: !config.trust_forwarded_for,
     });
     let header_timeout = config.header_timeout();
+    let no_public_url = config.public_url.is_none();
     let state = AppState::new(rooms.clone(), config, metrics.clone(), peers, relay.clone());
     let app = router(state.clone());
     // The internal address has no caps by address: every connection there is a peer's,
@@ -141,6 +142,9 @@ pub async fn run(
     });
     let addr = listener.local_addr()?;
     tracing::info!(%addr, backend = rooms.store().backend_name(), "merels is serving");
+    if no_public_url {
+        tracing::warn!("{}", crate::http::api::NO_PUBLIC_URL);
+    }
     let signal = stop.clone();
     tokio::spawn(async move {
         tokio::select! {

@@ -135,7 +135,10 @@ $('handoff').querySelector('details').addEventListener('toggle', async (ev) => {
     const body = await res.json();
     if (!res.ok) throw new Error(body.message);
     link.value = body.url;
-    $('handoff-qr').src = `/g/${id}/handoff.svg?code=${encodeURIComponent(body.code)}`;
+    // The server's own markup of the QR code, parsed as SVG (no script runs in it), so that no
+    // URL the browser fetches carries the code.
+    const qr = new DOMParser().parseFromString(body.qr, 'image/svg+xml').documentElement;
+    $('handoff-qr').replaceChildren(document.importNode(qr, true));
   } catch (e) {
     link.value = `No link: ${e.message}`;
   }
@@ -874,4 +877,34 @@ $('copy').addEventListener('click', async () => {
   }, 1500);
 });
 
-connect();
+// A "continue on another device" link carries its one-time code in the fragment, which no server
+// sees: the page redeems it before its socket opens, and takes it out of the address bar. Taken,
+// the seat's cookie is set and the page loads again as the player's; used already or expired, the
+// page stays a spectator's and says why.
+async function takeHandoff() {
+  const code = new URLSearchParams(location.hash.slice(1)).get('code');
+  if (code === null) return false;
+  history.replaceState(null, '', location.pathname + location.search);
+  const res = await fetch(`/api/games/${id}/handoff/take`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  }).catch(() => null);
+  if (res?.ok) {
+    location.reload();
+    return true;
+  }
+  const body = await res?.json().catch(() => null);
+  const stale = $('handoff-stale');
+  stale.textContent =
+    body?.error === 'not_allowed'
+      ? 'That link to a seat was used already or has expired: open a new one on the device that holds the seat.'
+      : `That link to a seat did not work (${body?.message ?? 'no answer'}): try it again.`;
+  stale.hidden = false;
+  return false;
+}
+
+takeHandoff().then((reloading) => {
+  if (!reloading) connect();
+});

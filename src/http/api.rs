@@ -25,8 +25,13 @@ pub async fn healthz() -> &'static str {
     "ok\n"
 }
 
-/// `GET /readyz`: this instance holds a valid registration, and the database answers.
-pub async fn readyz(State(app): State<AppState>) -> Result<&'static str, ApiError> {
+/// What `/readyz` and the start-up log say when no public URL is set.
+pub const NO_PUBLIC_URL: &str = "warning: MERELS_PUBLIC_URL is unset, so share and seat links \
+     are built from each request's Host header; set it to the site's address";
+
+/// `GET /readyz`: this instance holds a valid registration, and the database answers. A
+/// configuration that a public site should not run with is named below the answer.
+pub async fn readyz(State(app): State<AppState>) -> Result<String, ApiError> {
     if !app.rooms.lease().holds() {
         return Err(ApiError::new(
             ErrorCode::Unavailable,
@@ -37,8 +42,11 @@ pub async fn readyz(State(app): State<AppState>) -> Result<&'static str, ApiErro
         .store()
         .ping()
         .await
-        .map(|()| "ready\n")
-        .map_err(|e| ApiError::new(ErrorCode::Unavailable, e.to_string()))
+        .map_err(|e| ApiError::new(ErrorCode::Unavailable, e.to_string()))?;
+    Ok(match app.config.public_url {
+        Some(_) => "ready\n".to_string(),
+        None => format!("ready\n{NO_PUBLIC_URL}\n"),
+    })
 }
 
 /// A table option as the API lists it.
@@ -317,7 +325,10 @@ pub async fn play(
 }
 
 /// `POST /api/games/{id}/handoff`: a one-time link that moves the asker's seat (by cookie or
-/// bearer token) to another device: it works once, for minutes.
+/// bearer token) to another device: it works once, for minutes. The code rides in the link's
+/// fragment (`/g/{id}#code=CODE`), which a browser never sends to a server, so it lands in no
+/// server's or proxy's log; the page reads it and redeems it with [`take_handoff`]. The QR code
+/// of the link comes in the answer (markup), not from a URL that would carry the code.
 pub async fn handoff(
     State(app): State<AppState>,
     Path(id): Path<String>,
@@ -327,13 +338,50 @@ pub async fn handoff(
         .rooms
         .hand_off(&id, presented_secret(&headers, &id))
         .await?;
-    let url = format!("{}/g/{id}?code={code}", base_url(&app.config, &headers));
+    let url = format!("{}/g/{id}#code={code}", base_url(&app.config, &headers));
     let body = serde_json::json!({
+        "qr": super::html::qr_svg(&url, "QR code of the link that carries your seat"),
         "url": url,
         "code": code,
         "expires_in_secs": app.config.handoff_secs,
     });
     Ok(([(CACHE_CONTROL, "no-store")], Json(body)).into_response())
+}
+
+/// The body of [`take_handoff`].
+#[derive(Debug, Deserialize)]
+pub struct TakeHandoff {
+    /// The one-time code from the link's fragment.
+    code: String,
+}
+
+/// `POST /api/games/{id}/handoff/take` with `{"code": CODE}`: redeems a one-time code (once,
+/// within its time) for the seat it carries, whose cookie this browser then gets; the answer
+/// names the seat and holds its secret, as a join's does. A code used already, expired, or of
+/// another game: `not_allowed` (409), and nothing changes.
+pub async fn take_handoff(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    json: Result<Json<TakeHandoff>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let code = body(&app, json)?.code;
+    if !crate::rooms::secrets::is_code(&code) {
+        return Err(ApiError::new(
+            ErrorCode::Malformed,
+            "\"code\" takes a hand-off code",
+        ));
+    }
+    let Some(secret) = app.rooms.take_handoff(&id, &code).await? else {
+        return Err(ApiError::new(
+            ErrorCode::NotAllowed,
+            "that link to a seat was used already or has expired: open a new one on the device \
+             that holds the seat",
+        ));
+    };
+    let seat = app.rooms.seat_of(&id, Some(secret.clone())).await?;
+    let cookies = seat_cookies(&app.config, &id, &secret);
+    let body = serde_json::json!({"id": id, "seat": seat.map(Color::name), "secret": secret});
+    Ok(([(CACHE_CONTROL, "no-store")], cookies, Json(body)).into_response())
 }
 
 /// `POST /api/games/{id}/{action}`: a WebSocket message without fields, for the bearer's seat:

@@ -146,7 +146,6 @@ pub fn router(state: AppState) -> Router {
         .route("/favicon.ico", get(assets::favicon))
         .route("/g/{id}/record", get(api::record))
         .route("/g/{id}/analysis", get(pages::analysis))
-        .route("/g/{id}/handoff.svg", get(pages::handoff_qr))
         .route("/g/{id}/rematch", get(pages::rematch))
         .route("/static/{*path}", get(assets::serve))
         .route("/healthz", get(api::healthz))
@@ -156,6 +155,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(api::state))
         .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/handoff", post(api::handoff))
+        .route("/api/games/{id}/handoff/take", post(api::take_handoff))
         .route("/api/games/{id}/analysis", get(api::analysis))
         .route("/api/analysis", get(api::analysis_of_turns))
         .route("/api/games/{id}/move", post(api::play))
@@ -173,8 +173,19 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             request_limits,
         ))
-        // A span per request, and its method, path, status and time at `debug`.
-        .layer(tower_http::trace::TraceLayer::new_for_http());
+        // A span per request, and its method, path, status and time at `debug`: the path
+        // alone, never the query, so that nothing a link carries lands in a log.
+        .layer(
+            tower_http::trace::TraceLayer::new_for_http().make_span_with(
+                |request: &axum::http::Request<axum::body::Body>| {
+                    tracing::debug_span!(
+                        "request",
+                        method = %request.method(),
+                        path = request.uri().path(),
+                    )
+                },
+            ),
+        );
     security_headers(&state.config)
         .into_iter()
         .fold(router, |router, (name, value)| {

@@ -7,8 +7,8 @@ use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
-use axum::extract::{Path, Query, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION};
+use axum::extract::{Path, State};
+use axum::http::header::{CACHE_CONTROL, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
@@ -201,8 +201,6 @@ struct GamePage<'a> {
     /// Markup: the share link as a QR code.
     share_qr: String,
     handoff_minutes: u64,
-    /// Whether the visitor came with a hand-off code that no longer works.
-    stale_code: bool,
     /// The turns so far, by pairs (white's and black's).
     turns: Vec<&'a [compact_str::CompactString]>,
     over: bool,
@@ -211,31 +209,14 @@ struct GamePage<'a> {
     socket: Option<String>,
 }
 
-/// `GET /g/{id}`: the game page. `?code=CODE` (a "continue on another device" link) is taken,
-/// once: the seat's cookie is set in this browser and the code leaves the address bar. A code
-/// used already, expired or unknown leaves the page as a spectator's, with a word why.
+/// `GET /g/{id}`: the game page. A "continue on another device" link is this page with the
+/// code in its fragment (`#code=CODE`), which the server never sees: the page's script redeems
+/// it (`POST /api/games/{id}/handoff/take`).
 pub async fn game(
     State(app): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
 ) -> Response {
-    let mut stale_code = false;
-    if let Some(code) = query.get("code") {
-        match app.rooms.take_handoff(&id, code).await {
-            Ok(Some(secret)) => {
-                return (
-                    StatusCode::SEE_OTHER,
-                    [(LOCATION, format!("/g/{id}"))],
-                    seat_cookies(&app.config, &id, &secret),
-                )
-                    .into_response();
-            }
-            Ok(None) => stale_code = true,
-            Err(RoomError::NotFound) => return not_found(),
-            Err(e) => return ApiError::from(e).into_response(),
-        }
-    }
     let state = match app.rooms.state(&id).await {
         Ok(state) => state,
         Err(RoomError::NotFound) => return not_found(),
@@ -269,7 +250,6 @@ pub async fn game(
         share_qr: super::html::qr_svg(&share, "QR code of this game's link"),
         share,
         handoff_minutes: app.config.handoff_secs.div_ceil(60),
-        stale_code,
         turns: state.turns.chunks(2).collect(),
         // A link to the analysis only once there is something to analyse (the page adds it
         // when the game ends while open).
@@ -296,43 +276,6 @@ fn not_found() -> Response {
         back: ("/".into(), "Start a new game"),
     };
     message.page(StatusCode::NOT_FOUND)
-}
-
-/// `GET /g/{id}/handoff.svg?code=CODE`: a QR code of the one-time link that moves the asker's
-/// seat to another device, for the seated player only (by their cookie or token), never stored
-/// by a cache.
-pub async fn handoff_qr(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    Query(query): Query<HashMap<String, String>>,
-    headers: HeaderMap,
-) -> Response {
-    let seated = app
-        .rooms
-        .seat_of(&id, presented_secret(&headers, &id))
-        .await;
-    if !matches!(seated, Ok(Some(_))) {
-        return ApiError::from(RoomError::NotSeated).into_response();
-    }
-    let Some(code) = query
-        .get("code")
-        .filter(|c| crate::rooms::secrets::is_code(c))
-    else {
-        return ApiError::new(
-            crate::protocol::ErrorCode::Malformed,
-            "?code= takes a hand-off code",
-        )
-        .into_response();
-    };
-    let link = format!("{}/g/{id}?code={code}", base_url(&app.config, &headers));
-    (
-        [
-            (CONTENT_TYPE, "image/svg+xml"),
-            (CACHE_CONTROL, "no-store, private"),
-        ],
-        super::html::qr_svg(&link, "QR code of the link that carries your seat"),
-    )
-        .into_response()
 }
 
 /// `GET /g/{id}/rematch`: goes to the game's rematch. A player of this game (by the cookie this

@@ -80,28 +80,31 @@ async fn links_come_as_qr_codes_and_the_seats_only_to_its_holder() {
         game.contains("<meta property=\"og:title\" content=\"Six Men&#39;s Morris · merels\">")
     );
     assert!(game.contains("<noscript>") && game.contains("<p id=\"conn\" class=\"conn\"></p>"));
-    let (_, code) = server.http().handoff(&white).await;
-    let path = format!("{}/g/{}/handoff.svg?code={code}", server.base, white.id);
-    let client = reqwest::Client::new();
-    let stranger = client.get(&path).send().await.unwrap();
-    assert_eq!(stranger.status(), 403);
-    let holder = client
-        .get(&path)
-        .bearer_auth(&white.secret)
-        .send()
+    // The QR code of a hand-off link comes in the answer that makes the link: no image URL
+    // carries the code.
+    let (status, body) = server
+        .http()
+        .request(
+            "POST",
+            &format!("/api/games/{}/handoff", white.id),
+            Some(&white.secret),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let svg = body["qr"].as_str().unwrap();
+    assert!(svg.starts_with("<svg ") && svg.contains("<path"), "{svg}");
+    let gone = reqwest::get(format!("{}/g/{}/handoff.svg", server.base, white.id))
         .await
         .unwrap();
-    assert_eq!(holder.status(), 200);
-    assert_eq!(holder.headers()["content-type"], "image/svg+xml");
-    assert_eq!(holder.headers()["cache-control"], "no-store, private");
-    let svg = holder.text().await.unwrap();
-    assert!(svg.starts_with("<svg ") && svg.contains("<path"), "{svg}");
+    assert_eq!(gone.status(), 404);
     server.stop().await;
 }
 
 /// "Continue on another device" moves a seat with a one-time code that expires: the seat's
-/// secret is never in a link, a code works once and only for its game, and the old
-/// `?seat=SECRET` link seats nobody.
+/// secret is never in a link, the code rides in the link's fragment (never sent to a server, so
+/// never in a log), it works once and only for its game, and the old `?seat=SECRET` and
+/// `?code=CODE` links seat nobody.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_moves_by_a_one_time_code_that_expires() {
     let server = TestServer::start_with(|c| c.handoff_secs = 1).await;
@@ -109,43 +112,63 @@ async fn a_seat_moves_by_a_one_time_code_that_expires() {
     let white = http.create("six-mens-morris", "white").await;
     let other = http.create("six-mens-morris", "white").await;
     let (url, code) = http.handoff(&white).await;
-    assert_eq!(url, format!("{}/g/{}?code={code}", server.base, white.id));
+    assert_eq!(url, format!("{}/g/{}#code={code}", server.base, white.id));
     assert!(!url.contains(&white.secret));
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let open = |path: String| client.get(format!("{}{path}", server.base)).send();
-    // Another game's page does not take it (and it stays good for its own).
-    let elsewhere = open(format!("/g/{}?code={code}", other.id)).await.unwrap();
-    assert_eq!(elsewhere.status(), 200);
-    assert!(
-        elsewhere
-            .text()
-            .await
-            .unwrap()
-            .contains("id=\"handoff-stale\"")
-    );
-    let taken = open(format!("/g/{}?code={code}", white.id)).await.unwrap();
-    assert_eq!(taken.status(), 303);
-    assert_eq!(
-        taken.headers()["location"],
-        format!("/g/{}", white.id).as_str()
-    );
+    let take = |id: String, code: serde_json::Value| {
+        client
+            .post(format!("{}/api/games/{id}/handoff/take", server.base))
+            .json(&json!({ "code": code }))
+            .send()
+    };
+    // A code in the query, as links were once made, is not taken.
+    let query = client
+        .get(format!("{}/g/{}?code={code}", server.base, white.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(query.status(), 200);
+    assert!(query.headers().get("set-cookie").is_none());
+    // Another game does not take it (and it stays good for its own).
+    let elsewhere = take(other.id.clone(), json!(code)).await.unwrap();
+    assert_eq!(elsewhere.status(), 409);
+    assert!(elsewhere.headers().get("set-cookie").is_none());
+    let taken = take(white.id.clone(), json!(code)).await.unwrap();
+    assert_eq!(taken.status(), 200);
     let cookie = taken.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(cookie.starts_with(&format!("merels_seat_{}={}", white.id, white.secret)));
+    let body: serde_json::Value = taken.json().await.unwrap();
+    assert_eq!(
+        (body["seat"].as_str(), body["id"].as_str()),
+        (Some("white"), Some(&*white.id))
+    );
     // Once only.
-    let again = open(format!("/g/{}?code={code}", white.id)).await.unwrap();
-    assert_eq!(again.status(), 200);
+    let again = take(white.id.clone(), json!(code)).await.unwrap();
+    assert_eq!(again.status(), 409);
     assert!(again.headers().get("set-cookie").is_none());
-    assert!(again.text().await.unwrap().contains("used already or has"));
+    let body: serde_json::Value = again.json().await.unwrap();
+    assert_eq!(body["error"], "not_allowed", "{body}");
     // Expired after its time, unused.
     let (_, late) = http.handoff(&white).await;
     tokio::time::sleep(std::time::Duration::from_millis(1300)).await;
-    let expired = open(format!("/g/{}?code={late}", white.id)).await.unwrap();
+    let expired = take(white.id.clone(), json!(late)).await.unwrap();
+    assert_eq!(expired.status(), 409);
     assert!(expired.headers().get("set-cookie").is_none());
+    // Not a code at all, or no code: malformed, and nothing taken.
+    for wrong in [json!("x"), json!(42), json!(null)] {
+        let res = take(white.id.clone(), wrong.clone()).await.unwrap();
+        assert_eq!(res.status(), 400, "{wrong}");
+    }
     // The permanent secret in a link seats nobody.
-    let old = open(format!("/g/{}?seat={}", white.id, white.secret))
+    let old = client
+        .get(format!(
+            "{}/g/{}?seat={}",
+            server.base, white.id, white.secret
+        ))
+        .send()
         .await
         .unwrap();
     assert_eq!(old.status(), 200);
@@ -495,4 +518,97 @@ async fn a_browser_with_a_thousand_seats_still_sends_small_headers() {
         "the seat came with the page"
     );
     server.stop().await;
+}
+
+/// Without a public URL, links are built from each request's Host header: the server says so at
+/// start and on `/readyz` (still ready), so that a self-hoster sees it; with one, it says nothing,
+/// and a forged Host changes no link.
+#[tokio::test]
+async fn readyz_names_a_missing_public_url_and_a_public_url_wins_over_the_host_header() {
+    let ready = |server: &TestServer| {
+        let url = format!("{}/readyz", server.base);
+        async move {
+            let res = reqwest::get(url).await.unwrap();
+            (res.status().as_u16(), res.text().await.unwrap())
+        }
+    };
+    let server = TestServer::start().await;
+    let (status, body) = ready(&server).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with("ready\n") && body.contains("MERELS_PUBLIC_URL is unset"),
+        "{body}"
+    );
+    server.stop().await;
+
+    let server =
+        TestServer::start_with(|c| c.public_url = Some("https://merels.example".into())).await;
+    assert_eq!(ready(&server).await, (200, "ready\n".to_string()));
+    let white = server.http().create("nine-mens-morris", "white").await;
+    let page = reqwest::Client::new()
+        .get(format!("{}/g/{}", server.base, white.id))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains(&format!("https://merels.example/g/{}", white.id)));
+    assert!(
+        !page.contains("evil.example"),
+        "a forged Host is in no link"
+    );
+    server.stop().await;
+}
+
+/// A hand-off code never lands in a log, even at `trace`: requests are logged by their path
+/// alone (a link's query, once the code's place, is left out), and the code itself travels in a
+/// link's fragment and a request's body, neither of which is logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_handoff_code_or_query_lands_in_the_logs() {
+    use crate::harness::{Process, free_addr};
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    let log = dir.path().join("server.log");
+    let server = Process::start_logging(
+        dir.path(),
+        free_addr(),
+        &url,
+        &[("RUST_LOG", "trace")],
+        Some(&log),
+    )
+    .await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let (_, code) = http.handoff(&white).await;
+    // A link as they were once made, with the code in the query: nothing takes it, nothing logs it.
+    let query = http
+        .client
+        .get(format!("{}/g/{}?code={code}", server.base(), white.id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(query.status(), 200);
+    let taken = http
+        .client
+        .post(format!(
+            "{}/api/games/{}/handoff/take",
+            server.base(),
+            white.id
+        ))
+        .json(&json!({ "code": code }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(taken.status(), 200);
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains(&format!("/api/games/{}/handoff/take", white.id)),
+        "requests are logged at trace, by their path"
+    );
+    assert!(!logged.contains(&code), "a hand-off code in the logs");
+    assert!(!logged.contains("?code="), "a query in the logs");
 }

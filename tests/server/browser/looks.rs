@@ -90,12 +90,12 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     loop {
         let drawn = phone
             .execute(
-                "const i = document.getElementById('handoff-qr'); return i.complete && i.naturalWidth;",
+                "const q = document.querySelector('#handoff-qr svg'); return q ? q.getBoundingClientRect().width : 0;",
                 vec![],
             )
             .await
             .unwrap();
-        if drawn.as_u64().unwrap_or(0) > 0 {
+        if drawn.as_f64().unwrap_or(0.0) > 0.0 {
             break;
         }
         assert!(Instant::now() < deadline, "the seat's QR code never drew");

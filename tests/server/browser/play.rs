@@ -246,7 +246,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
     wait_text(&page, "#you", "You play white.").await;
     let url = page.current_url().await.unwrap();
     assert!(
-        url.query().is_none(),
+        url.query().is_none() && url.fragment().is_none(),
         "the code leaves the address bar: {url}"
     );
     page.refresh().await.unwrap();
@@ -268,7 +268,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
             .await
             .unwrap();
         let value = value.as_str().unwrap_or("").to_string();
-        if value.contains("?code=") {
+        if value.contains("#code=") {
             break value;
         }
         assert!(Instant::now() < deadline, "no link was made: {value}");
