@@ -84,46 +84,6 @@ impl Weights {
             blockade_threat: 80,
         },
     };
-
-    /// The weights as a flat list, placing first, in the order of [`PhaseWeights`]'s fields
-    /// (what the tuner varies).
-    pub fn to_vec(&self) -> Vec<i32> {
-        [self.placing, self.sliding]
-            .iter()
-            .flat_map(|w| {
-                [
-                    w.threat,
-                    w.double_threat,
-                    w.running,
-                    w.double_mill,
-                    w.closable,
-                    w.mobility,
-                    w.blocked,
-                    w.shut_in,
-                    w.blockade_threat,
-                ]
-            })
-            .collect()
-    }
-
-    /// The weights from a flat list of [`Weights::to_vec`]'s length; `None` for another length.
-    pub fn from_slice(v: &[i32]) -> Option<Weights> {
-        let phase = |w: &[i32]| PhaseWeights {
-            threat: w[0],
-            double_threat: w[1],
-            running: w[2],
-            double_mill: w[3],
-            closable: w[4],
-            mobility: w[5],
-            blocked: w[6],
-            shut_in: w[7],
-            blockade_threat: w[8],
-        };
-        (v.len() == 18).then(|| Weights {
-            placing: phase(&v[..9]),
-            sliding: phase(&v[9..]),
-        })
-    }
 }
 
 /// The position's score for the side to move, with the default weights.
@@ -182,15 +142,14 @@ fn side_score(variant: &Variant, pos: &Position, side: Color, weights: &Weights)
     let mut double = 0;
     for p in points(closing) {
         let movers = board.neighbours(p) & mine;
-        let closers: Vec<_> = points(movers)
-            .filter(|m| board.closes_mill(mine & !m.bit() | p.bit(), p))
-            .collect();
-        if !closers.is_empty() {
-            running += 1;
-            if closers.iter().any(|&m| in_mill(m)) {
-                double += 1;
-            }
+        let mut closes = false;
+        let mut from_mill = false;
+        for m in points(movers).filter(|m| board.closes_mill(mine & !m.bit() | p.bit(), p)) {
+            closes = true;
+            from_mill |= in_mill(m);
         }
+        running += i32::from(closes);
+        double += i32::from(from_mill);
     }
     let closable = board
         .mills()
@@ -228,4 +187,64 @@ fn side_score(variant: &Variant, pos: &Position, side: Color, weights: &Weights)
         score -= 4 * MAN;
     }
     score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Catalog;
+
+    fn nine() -> std::sync::Arc<Variant> {
+        Catalog::builtin()
+            .configure("nine-mens-morris", &Default::default())
+            .expect("a variant")
+    }
+
+    fn score(variant: &Variant, position: &str, weights: &Weights) -> i32 {
+        let pos = variant.parse_position(position).expect("a position");
+        evaluate_with(variant, &pos, weights)
+    }
+
+    #[test]
+    fn a_man_shut_in_while_placing_counts_against_its_side() {
+        let nine = nine();
+        // The same men and hands; White's a7 has both its neighbours taken in the first.
+        let hemmed = "a7 d7,a4 8/7 w";
+        let free = "a7 g7,b4 8/7 w";
+        let w = Weights::DEFAULT;
+        assert!(score(&nine, hemmed, &w) < score(&nine, free, &w));
+        // Without the mobility terms, placement sees no difference (as the old evaluation did).
+        let mut blind = w;
+        blind.placing = PhaseWeights {
+            mobility: 0,
+            blocked: 0,
+            shut_in: 0,
+            blockade_threat: 0,
+            ..w.placing
+        };
+        assert_eq!(score(&nine, hemmed, &blind), score(&nine, free, &blind));
+    }
+
+    #[test]
+    fn a_side_the_opponent_can_shut_in_is_under_a_blockade_threat() {
+        let nine = nine();
+        // Black has a man in hand; White's four men have no empty point next to them in the
+        // first position, all of theirs in the second.
+        let w = Weights::DEFAULT;
+        let few = "a7,d7,g7,a1 a4,d6,g4,d1 0/1 b";
+        let many = "a7,d7,g7,a1 b2,d2,f2,b4 0/1 b";
+        // Black to move; the scores are Black's: White (the side shut in) is worse off in `few`.
+        assert!(score(&nine, few, &w) > score(&nine, many, &w));
+    }
+
+    #[test]
+    fn a_double_mill_is_worth_more_than_a_running_one() {
+        let nine = nine();
+        let w = Weights::DEFAULT;
+        // White's a1-d1-g1 is closed and d1 can slide to d2, closing b2-d2-f2: a double mill.
+        let double = "a1,d1,g1,b2,f2 a7,d7,g7,c5,e5 0/0 w";
+        // The same shape but the row along the bottom is open: only a running mill.
+        let running = "a1,g1,b2,f2,c3 a7,d7,g7,c5,e5 0/0 w";
+        assert!(score(&nine, double, &w) > score(&nine, running, &w));
+    }
 }
