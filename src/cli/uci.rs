@@ -332,7 +332,7 @@ fn think(
         }
         Score::Search(s) => format!("cp {s}"),
         Score::Exact(v) => match v {
-            engine::Value::Win(d) => format!("mate {}", (d + 1) / 2),
+            engine::Value::Win(d) => format!("mate {}", d.div_ceil(2)),
             engine::Value::Loss(d) => format!("mate -{}", d / 2),
             engine::Value::Draw => "cp 0".into(),
         },
@@ -435,6 +435,19 @@ mod tests {
         String::from_utf8(bytes).expect("utf-8")
     }
 
+    /// The session's `bestmove` is a legal turn of `slug` after `before`.
+    fn assert_legal_best(said: &str, slug: &str, before: &[&str]) {
+        let best = said
+            .lines()
+            .find_map(|l| l.strip_prefix("bestmove "))
+            .expect("a bestmove");
+        let variant = Catalog::builtin()
+            .configure(slug, &Default::default())
+            .expect("a variant");
+        let turns: Vec<&str> = before.iter().copied().chain([best]).collect();
+        Game::replay(variant, None, &turns).expect("a legal turn");
+    }
+
     #[test]
     fn a_scripted_session_answers_every_command() {
         let said = session(
@@ -454,15 +467,8 @@ mod tests {
             .expect("an info line");
         assert!(info.starts_with("info depth 3 score cp "), "{info}");
         assert!(info.contains(" nodes ") && info.contains(" nps ") && info.contains(" pv "));
-        let best = lines
-            .iter()
-            .find_map(|l| l.strip_prefix("bestmove "))
-            .expect("a bestmove");
-        // The turn is legal for Black after a7 d7 a1: replaying it must succeed.
-        let variant = Catalog::builtin()
-            .configure("nine-mens-morris", &Default::default())
-            .expect("a variant");
-        Game::replay(variant, None, &["a7", "d7", "a1", best]).expect("a legal turn");
+        // The turn is legal for Black after a7 d7 a1.
+        assert_legal_best(&said, "nine-mens-morris", &["a7", "d7", "a1"]);
     }
 
     #[test]
@@ -485,16 +491,8 @@ mod tests {
             .filter(|l| l.starts_with("info string error"))
             .count();
         assert_eq!(errors, 2, "{said}");
-        assert!(said.contains("bestmove "), "{said}");
-        // Lasker's first turn may be a placement; it must be legal in Lasker, not Nine Men's.
-        let best = said
-            .lines()
-            .find_map(|l| l.strip_prefix("bestmove "))
-            .expect("a bestmove");
-        let variant = Catalog::builtin()
-            .configure("lasker-morris", &Default::default())
-            .expect("a variant");
-        Game::replay(variant, None, &[best]).expect("a legal turn");
+        // It must be a turn of Lasker's, not of Nine Men's.
+        assert_legal_best(&said, "lasker-morris", &[]);
     }
 
     #[test]

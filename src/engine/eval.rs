@@ -136,8 +136,7 @@ fn side_score(variant: &Variant, pos: &Position, side: Color, weights: &Weights)
 
     // Men that can slide into a point that closes a mill (not from the mill itself), and those
     // of them that stand in a closed mill already.
-    let in_mill =
-        |m: crate::rules::Point| board.mills_at(m).iter().any(|&mill| mill & mine == mill);
+    let in_mill = |m: crate::rules::Point| board.mills_at(m).iter().any(|&mill| mill & !mine == 0);
     let mut running = 0;
     let mut double = 0;
     for p in points(closing) {
