@@ -3,6 +3,7 @@
 //! value, a malformed position, an illegal turn) and exit 1.
 
 mod computer;
+mod uci;
 
 use crate::catalog::{Catalog, parse_options};
 use crate::config::{Config, LogFormat};
@@ -57,6 +58,8 @@ enum Command {
     /// Play two levels against each other, colours alternating, and print the result and the
     /// Elo difference with its error bar.
     Match(computer::MatchArgs),
+    /// Speak the UCI-style engine protocol on stdin and stdout (docs/ENGINE.md).
+    Uci(uci::UciArgs),
 }
 
 /// Which variant: its slug and table options.
@@ -127,9 +130,9 @@ pub fn main(args: impl IntoIterator<Item = impl Into<OsString> + Clone>) -> Exit
         }
     };
     // Only the listing commands write to stdout, so only they hold its lock: the server logs
-    // from every worker thread.
+    // from every worker thread, and `uci` answers from the thread that searches.
     let result = match cli.command {
-        None | Some(Command::Serve(_)) => run(cli, &mut std::io::sink()),
+        None | Some(Command::Serve(_) | Command::Uci(_)) => run(cli, &mut std::io::sink()),
         Some(_) => run(cli, &mut std::io::stdout().lock()),
     };
     match result {
@@ -299,5 +302,6 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Solve(args)) => computer::solve(catalog, &args, out),
         Some(Command::Best(args)) => computer::best(catalog, &args, out),
         Some(Command::Match(args)) => computer::play_match(catalog, &args, out),
+        Some(Command::Uci(args)) => uci::run(catalog, &args),
     }
 }

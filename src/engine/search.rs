@@ -62,6 +62,9 @@ pub struct Search<'a> {
     table: Vec<Entry>,
     /// Turns that caused cut-offs, by (from + 1, to): tried earlier next time.
     history: Vec<u32>,
+    /// The last two turns without a removal that caused a cut-off at each ply (killers): tried
+    /// after removals, before the history's order, at the same ply elsewhere in the tree.
+    killers: Vec<[Option<Turn>; 2]>,
     /// Hashes of the positions on the way here, each marked when a placement or removal led to
     /// it (nothing before such a turn can occur again).
     path: Vec<(u64, bool)>,
@@ -80,6 +83,7 @@ impl<'a> Search<'a> {
             variant,
             table: vec![Entry::default(); 1 << table_bits],
             history: vec![0; 26 * 26],
+            killers: Vec::new(),
             path: Vec::new(),
             nodes: 0,
             limit: u64::MAX,
@@ -258,15 +262,24 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let mut moves = self.ordered(pos, hinted);
+        let mut moves = self.ordered(pos, hinted, ply);
         if moves.is_empty() {
             return self.no_turn(pos, ply);
         }
         let original = alpha;
         let mut best = -MATE - 1;
         let mut best_turn = None;
-        for (turn, next, _) in moves.drain(..) {
-            let score = -self.child(&next, turn, depth - 1, -beta, -alpha, ply + 1);
+        for (i, (turn, next, _)) in moves.drain(..).enumerate() {
+            // Principal-variation search: the first turn with the full window, the others with
+            // a null window that only proves them no better, searched again if one is.
+            let mut score = if i == 0 {
+                -self.child(&next, turn, depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                -self.child(&next, turn, depth - 1, -alpha - 1, -alpha, ply + 1)
+            };
+            if i > 0 && score > alpha && score < beta && !self.aborted {
+                score = -self.child(&next, turn, depth - 1, -beta, -alpha, ply + 1);
+            }
             if self.aborted {
                 return 0;
             }
@@ -280,6 +293,13 @@ impl<'a> Search<'a> {
             if alpha >= beta {
                 let h = history_slot(turn);
                 self.history[h] = self.history[h].saturating_add((depth * depth) as u32);
+                if turn.remove.is_none() {
+                    let slot = &mut self.killers[ply as usize];
+                    if slot[0] != Some(turn) {
+                        slot[1] = slot[0];
+                        slot[0] = Some(turn);
+                    }
+                }
                 break;
             }
         }
@@ -339,16 +359,31 @@ impl<'a> Search<'a> {
         alpha
     }
 
-    /// The legal turns, the hinted one first, then removals, then by the history of cut-offs.
-    fn ordered(&self, pos: &Position, hinted: Option<Turn>) -> Vec<(Turn, Position, u32)> {
+    /// The legal turns, the hinted one first, then removals, then the ply's killers, then by
+    /// the history of cut-offs.
+    fn ordered(
+        &mut self,
+        pos: &Position,
+        hinted: Option<Turn>,
+        ply: i32,
+    ) -> Vec<(Turn, Position, u32)> {
+        let ply = ply as usize;
+        if self.killers.len() <= ply {
+            self.killers.resize(ply + 1, [None; 2]);
+        }
+        let killers = self.killers[ply];
         let mut moves = Vec::new();
         self.variant.for_each_successor(pos, |turn, next| {
             let key = if Some(turn) == hinted {
                 u32::MAX
             } else if turn.remove.is_some() {
                 u32::MAX / 2 + removal_worth(self.variant, pos, turn)
+            } else if Some(turn) == killers[0] {
+                u32::MAX / 4 + 1
+            } else if Some(turn) == killers[1] {
+                u32::MAX / 4
             } else {
-                self.history[history_slot(turn)]
+                self.history[history_slot(turn)].min(u32::MAX / 8)
             };
             moves.push((turn, next, key));
         });
