@@ -211,20 +211,8 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     assert!(body["turns"][1]["mark"].is_null(), "{body}");
 
     // Nine Men's is searched: every turn gets a value and a best turn.
-    let white = http.create("nine-mens-morris", "white").await;
-    let black = http.join(&white.id).await;
-    for (seat, turn) in [
-        (&white, "d6"),
-        (&black, "d2"),
-        (&white, "b6"),
-        (&black, "f2"),
-    ] {
-        assert_eq!(http.play(seat, turn).await.0, 200);
-    }
-    let resign = format!("/api/games/{}/resign", white.id);
-    http.request("POST", &resign, Some(&black.secret), None)
-        .await;
-    let (status, body) = http.request("GET", &path(&white.id), None, None).await;
+    let id = finished_game(&http).await;
+    let (status, body) = http.request("GET", &path(&id), None, None).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["exact"], false);
     let turns = body["turns"].as_array().unwrap();
@@ -239,7 +227,7 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     // The page shows the same, one row a turn.
     let page = http
         .client
-        .get(format!("{}/g/{}/analysis", http.base, white.id))
+        .get(format!("{}/g/{id}/analysis", http.base))
         .send()
         .await
         .unwrap()
