@@ -80,6 +80,14 @@ pub struct Config {
     #[arg(long, env = "MERELS_TABLES", default_value = "data/tables")]
     pub tables: Option<std::path::PathBuf>,
 
+    /// Analyses that may run at once, on threads of their own (never the computer's).
+    #[arg(long, env = "MERELS_ANALYSIS_THREADS", default_value_t = 1)]
+    pub analysis_threads: usize,
+
+    /// Analyses one IP address may have under way at once.
+    #[arg(long, env = "MERELS_ANALYSES_PER_IP", default_value_t = 2)]
+    pub analyses_per_ip: u32,
+
     /// Open WebSocket connections one IP address may have.
     #[arg(long, env = "MERELS_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub connections_per_ip: u32,
@@ -242,6 +250,8 @@ impl Config {
             computer_games_per_hour: 30,
             engine_threads: 1,
             tables: None,
+            analysis_threads: 1,
+            analyses_per_ip: 2,
             connections_per_ip: 64,
             max_connections: 16384,
             tcp_connections_per_ip: 256,

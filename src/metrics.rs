@@ -65,6 +65,14 @@ pub struct Metrics {
     pub relayed: Counter,
     /// Sockets told to reconnect to their game's owner at its own address (`moved`).
     pub moved: Counter,
+    /// Analyses answered, by how: `computed`, or `kept` from an earlier ask.
+    pub analyses: Family<Kind, Counter>,
+    /// Solved tables built (begun).
+    pub table_builds: Counter,
+    /// Solved tables being built now (one at most).
+    pub table_builds_running: Gauge,
+    /// Solved tables waiting to be built or read.
+    pub table_builds_waiting: Gauge,
 }
 
 impl Default for Metrics {
@@ -96,6 +104,10 @@ impl Metrics {
             forwarded: Counter::default(),
             relayed: Counter::default(),
             moved: Counter::default(),
+            analyses: Family::default(),
+            table_builds: Counter::default(),
+            table_builds_running: Gauge::default(),
+            table_builds_waiting: Gauge::default(),
         };
         registry.register(
             "connections_open",
@@ -178,6 +190,26 @@ impl Metrics {
             "Sockets told to reconnect to their game's owner at its own address",
             m.moved.clone(),
         );
+        registry.register(
+            "analyses",
+            "Analyses answered, by how: computed, or kept from an earlier ask",
+            m.analyses.clone(),
+        );
+        registry.register(
+            "table_builds",
+            "Solved tables built (begun)",
+            m.table_builds.clone(),
+        );
+        registry.register(
+            "table_builds_running",
+            "Solved tables being built now",
+            m.table_builds_running.clone(),
+        );
+        registry.register(
+            "table_builds_waiting",
+            "Solved tables waiting to be built or read",
+            m.table_builds_waiting.clone(),
+        );
         Metrics { registry, ..m }
     }
 
@@ -189,6 +221,11 @@ impl Metrics {
     /// Counts a hit limit.
     pub fn limit(&self, limit: &str) {
         self.limits.get_or_create(&Kind::of(limit)).inc();
+    }
+
+    /// Counts an analysis answered, by how.
+    pub fn analysed(&self, how: &str) {
+        self.analyses.get_or_create(&Kind::of(how)).inc();
     }
 
     /// Sets the number of stored games with a status.

@@ -75,6 +75,8 @@ pub async fn run(
             handoff: Duration::from_secs(config.handoff_secs),
             computer: crate::rooms::ComputerConfig {
                 threads: config.engine_threads,
+                analysis_threads: config.analysis_threads,
+                analyses_per_ip: config.analyses_per_ip,
                 tables: config.tables.clone(),
             },
             // Clients are sent to an instance's own address only where instances have peers.

@@ -33,6 +33,10 @@ pub struct HostileArgs {
     /// Spectators of one game, all from one address, flooding its chat.
     #[arg(long, default_value_t = 48)]
     pub chat_sockets: usize,
+    /// The analysis flood at full scale: a whole 15-second game against level 6 (else four of
+    /// its replies).
+    #[arg(long)]
+    pub analysis_flood_full: bool,
 }
 
 /// Runs it and prints its line; an error says which promise broke.
@@ -168,6 +172,8 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
         return Err(format!("/healthz answered {} during the flood", health.0));
     }
     drop(held);
+
+    analysis_flood(addr, args.analysis_flood_full).await?;
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     stop.store(true, Ordering::Relaxed);
@@ -393,4 +399,85 @@ async fn chat_flood(addr: SocketAddr, sockets: usize) -> Result<String, String> 
         ));
     }
     Ok(part)
+}
+
+/// An analysis flood during a game against the computer: one address sends thirty analyses at
+/// once, wave after wave, while a person plays a 15-second game against level 6 (four of its
+/// replies, or all of them at `full` scale). The computer must not lose on time nor spend more
+/// than a third of its clock on four replies, and most of each wave must be refused.
+async fn analysis_flood(addr: SocketAddr, full: bool) -> Result<(), String> {
+    let variant = merels::catalog::Catalog::builtin()
+        .configure("nine-mens-morris", &Default::default())
+        .map_err(|e| e.to_string())?;
+    let mut long = merels::rules::Game::new(variant);
+    while long.turns().len() < 120 && long.outcome().is_none() {
+        let legal = long.legal_turns();
+        let pick = legal[long.turns().len() * 7 % legal.len()];
+        long.play(pick).map_err(|e| format!("{e:?}"))?;
+    }
+    let query = format!(
+        "/api/analysis?variant=nine-mens-morris&moves={}",
+        long.turn_strings().join(",")
+    );
+    let body =
+        json!({"variant": "nine-mens-morris", "color": "white", "clock": "0.25+0", "computer": 6});
+    let (_, human) = http(addr, Method::POST, "/api/games", Some(&body), None).await?;
+    let id = human["id"].as_str().ok_or("no game against the computer")?;
+    let secret = human["secret"].as_str().ok_or("no seat secret")?;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flood = {
+        let (stop, query) = (stop.clone(), query.clone());
+        tokio::spawn(async move {
+            let (mut sent, mut capped) = (0u64, 0u64);
+            while !stop.load(Ordering::Relaxed) {
+                let wave: Vec<_> = (0..30)
+                    .map(|_| {
+                        let query = query.clone();
+                        tokio::spawn(
+                            async move { http(addr, Method::GET, &query, None, None).await },
+                        )
+                    })
+                    .collect();
+                for request in wave {
+                    sent += 1;
+                    if let Ok(Ok((429, _))) = request.await {
+                        capped += 1;
+                    }
+                }
+            }
+            (sent, capped)
+        })
+    };
+    let (mut replies, mut game) = (0, state(addr, id).await?);
+    let mut four_replies_left = None;
+    while game["status"] == "playing" && (full || replies < 4) {
+        if game["to_move"] == "white" {
+            let legal = game["legal"].as_array().cloned().unwrap_or_default();
+            let turn = legal.first().ok_or("no legal turn")?;
+            let path = format!("/api/games/{id}/move");
+            let body = json!({"move": turn["turn"]});
+            http(addr, Method::POST, &path, Some(&body), Some(secret)).await?;
+            replies += 1;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        game = state(addr, id).await?;
+        if replies == 4 && game["to_move"] == "white" && four_replies_left.is_none() {
+            four_replies_left = game["clock"]["black_ms"].as_i64();
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let (sent, capped) = flood.await.map_err(|e| e.to_string())?;
+    let flagged = game["termination"] == "time" && game["winner"] == "white";
+    let left = four_replies_left.unwrap_or(0);
+    let line = format!(
+        "hostile: analysis flood of {sent} requests, {capped} refused; the computer had {left} ms of \
+         15,000 after four replies{}",
+        if flagged { ", then lost on time" } else { "" }
+    );
+    println!("{line}");
+    if flagged || left < 10_000 || capped * 2 < sent {
+        return Err(format!("a promise broke: {line}"));
+    }
+    Ok(())
 }

@@ -268,9 +268,10 @@ pub const ANALYSIS_TIME: std::time::Duration = std::time::Duration::from_secs(6)
 /// `GET /api/games/{id}/analysis`: the engine's judgement of every turn of a finished game.
 pub async fn analysis(
     State(app): State<AppState>,
+    ClientIp(from): ClientIp,
     Path(id): Path<String>,
 ) -> Result<Json<Analysis>, ApiError> {
-    Ok(Json(app.rooms.analysis(&id, ANALYSIS_TIME).await?))
+    Ok(Json(app.rooms.analysis(from, &id, ANALYSIS_TIME).await?))
 }
 
 /// `GET /api/analysis?variant=SLUG&moves=TURNS[&position=POS][&OPTION=VALUE...]`: the engine's
@@ -278,6 +279,7 @@ pub async fn analysis(
 /// commas; every other field is one of the variant's options.
 pub async fn analysis_of_turns(
     State(app): State<AppState>,
+    ClientIp(from): ClientIp,
     Query(mut query): Query<BTreeMap<String, String>>,
 ) -> Result<Json<Analysis>, ApiError> {
     let variant = query
@@ -291,7 +293,14 @@ pub async fn analysis_of_turns(
         .collect();
     let analysis = app
         .rooms
-        .analyse_turns(&variant, &query, position.as_deref(), &turns, ANALYSIS_TIME)
+        .analyse_turns(
+            from,
+            &variant,
+            &query,
+            position.as_deref(),
+            &turns,
+            ANALYSIS_TIME,
+        )
         .await?;
     Ok(Json(analysis))
 }

@@ -333,9 +333,16 @@ struct Row<'a> {
 /// `GET /g/{id}/analysis`: the engine's judgement of a finished game. Without JavaScript, a table
 /// with a row a turn, the turns that threw a result away marked; `analysis.js` adds the board,
 /// stepped through the game, with the best turn of each position drawn on it.
-pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Response {
+pub async fn analysis(
+    State(app): State<AppState>,
+    ClientIp(from): ClientIp,
+    Path(id): Path<String>,
+) -> Response {
     let judged = async {
-        let analysis = app.rooms.analysis(&id, super::api::ANALYSIS_TIME).await?;
+        let analysis = app
+            .rooms
+            .analysis(from, &id, super::api::ANALYSIS_TIME)
+            .await?;
         let state = app.rooms.state(&id).await?;
         let variant = app
             .rooms
@@ -354,6 +361,9 @@ pub async fn analysis(State(app): State<AppState>, Path(id): Path<String>) -> Re
     };
     let kind = if analysis.exact {
         "Exact values from the solved table: plies to the end with perfect play."
+    } else if analysis.table_missing {
+        "A short search of each position (this board's solved table is not ready on this \
+         server): scores in men for the side to move."
     } else {
         "A short search of each position: scores in men for the side to move."
     };

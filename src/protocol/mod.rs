@@ -239,6 +239,10 @@ pub struct Analysis {
     pub id: Option<CompactString>,
     /// The values are exact (a solved board) rather than a search's.
     pub exact: bool,
+    /// The board has a solved table, but none is ready on this server (an analysis builds
+    /// none): a search judged it instead.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub table_missing: bool,
     /// Every turn played, in order.
     pub turns: Vec<TurnJudgement>,
 }

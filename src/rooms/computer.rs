@@ -1,31 +1,37 @@
 //! The computer as a player: a seat held by a level instead of a secret, and the thinking that
-//! plays it.
+//! plays it; and the analyses of games.
 //!
 //! The engine thinks on threads of its own at the lowest CPU priority ([`super::threads`]), never
 //! on a room's task, as many at once as `MERELS_ENGINE_THREADS` says (a semaphore holds the rest
 //! back, and their time starts when a thread is theirs), so human games stay responsive while
-//! every engine thread is busy. Its turn comes back to the room as a command and is played as anyone's
-//! is: the same checks, the same store. A turn thought for a moment the game has left (a takeback,
-//! a resignation) is dropped by the room.
+//! every engine thread is busy. Its turn comes back to the room as a command and is played as
+//! anyone's is: the same checks, the same store. A turn thought for a moment the game has left (a
+//! takeback, a resignation) is dropped by the room.
+//!
+//! Analyses run on threads of their own (`MERELS_ANALYSIS_THREADS`), so the computer's turns
+//! never wait behind one; an address may have a few under way at once, the threads a few more
+//! queued, and a finished game's analysis, once whole, is kept and served again.
 //!
 //! Here too is the room's side of it (when to think, answering its opponent's offers) and the
-//! table files: solved tables of the small boards are read from the tables folder, or solved and
-//! written there in the background on first use; until they are ready the search plays. The
-//! command line reads and writes the same files through [`read_table`] and [`write_table`].
+//! table files: solved tables of the small boards are read from the tables folder, or, for a
+//! game against the computer, solved and written there in the background, one at a time; until
+//! they are ready the search plays. An analysis builds no table. The command line reads and
+//! writes the same files through [`read_table`] and [`write_table`].
 
 use super::OfferAction;
 use super::command::Command;
 use super::core::{Ask, Change, Fresh, Plan, Table as Seats};
 use super::task::Room;
-use super::threads::{Threads, run_apart};
+use super::threads::{OneAtATime, Threads};
 use super::{Action, Actor, RoomError, Rooms, secrets};
 use crate::engine::{self, Level, Table};
+use crate::metrics::Metrics;
 use crate::protocol::Status;
 use crate::protocol::{Analysis, TurnJudgement, TurnView};
 use crate::rules::Color;
 use crate::rules::{Game, Position, Variant};
 use crate::time::room_ms;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,8 +60,13 @@ pub fn level_of(seat: &str) -> Option<Level> {
 /// How the computer may use the machine.
 #[derive(Debug, Clone)]
 pub struct ComputerConfig {
-    /// Searches that may run at once (at least one).
+    /// Searches for the computer's own turns that may run at once (at least one).
     pub threads: usize,
+    /// Analyses that may run at once (at least one), on threads of their own: never the
+    /// computer's.
+    pub analysis_threads: usize,
+    /// Analyses one address may have under way at once (at least one).
+    pub analyses_per_ip: u32,
     /// Where solved tables are kept; `None` keeps only the small ones, in memory.
     pub tables: Option<PathBuf>,
 }
@@ -64,10 +75,19 @@ impl Default for ComputerConfig {
     fn default() -> Self {
         ComputerConfig {
             threads: 1,
+            analysis_threads: 1,
+            analyses_per_ip: 2,
             tables: None,
         }
     }
 }
+
+/// Finished games' analyses kept to be served again, at most.
+const KEPT: usize = 256;
+
+/// Analyses under way or waiting for a thread, for each analysis thread, at most: more are
+/// refused at once rather than left to time out.
+const UNDER_WAY_PER_THREAD: usize = 2;
 
 /// The solved tables and the engine threads, shared by every room.
 #[derive(Debug)]
@@ -75,9 +95,62 @@ pub(super) struct Computer {
     /// A permit a thread: who may think now.
     permits: Arc<Semaphore>,
     threads: Threads,
+    /// The analyses' own threads, and who is using them.
+    analysis_threads: Threads,
+    analyses: Arc<Mutex<Analyses>>,
+    analyses_per_ip: u32,
+    analyses_at_once: usize,
+    /// Tables built (or read) one at a time.
+    builds: OneAtATime,
     folder: Option<PathBuf>,
     /// By file name: the table, or `None` while it loads (or after it failed to).
     tables: Mutex<HashMap<String, Option<Arc<Table>>>>,
+}
+
+/// What a table is wanted for: a game against the computer may have one built; an analysis
+/// takes only one that is ready, or on a disk already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Need {
+    Play,
+    Analysis,
+}
+
+/// The analyses under way, by address, and the finished games' analyses kept (the newest last).
+#[derive(Debug, Default)]
+struct Analyses {
+    by_ip: HashMap<IpAddr, u32>,
+    under_way: usize,
+    kept: VecDeque<(String, Arc<Analysis>)>,
+}
+
+/// An analysis under way, counted against its address until dropped (when its work is done on
+/// its thread, not when the request goes: a request dropped early stops its work).
+#[derive(Debug)]
+pub(super) struct AnalysisSlot {
+    analyses: Arc<Mutex<Analyses>>,
+    ip: IpAddr,
+}
+
+impl Drop for AnalysisSlot {
+    fn drop(&mut self) {
+        let mut analyses = self.analyses.lock().unwrap_or_else(|e| e.into_inner());
+        analyses.under_way -= 1;
+        if let Some(n) = analyses.by_ip.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                analyses.by_ip.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Sets a stop flag when dropped: work for a request that went away ends.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// A position to think about.
@@ -93,17 +166,24 @@ pub(super) struct Job {
 
 impl Computer {
     pub fn new(config: &ComputerConfig) -> Computer {
+        let analysis_threads = config.analysis_threads.max(1);
         Computer {
             permits: Arc::new(Semaphore::new(config.threads.max(1))),
-            threads: Threads::start(config.threads),
+            threads: Threads::start("merels-engine", config.threads),
+            analysis_threads: Threads::start("merels-analysis", analysis_threads),
+            analyses: Arc::default(),
+            analyses_per_ip: config.analyses_per_ip.max(1),
+            analyses_at_once: analysis_threads * UNDER_WAY_PER_THREAD,
+            builds: OneAtATime::new("merels-solve"),
             folder: config.tables.clone(),
             tables: Mutex::new(HashMap::new()),
         }
     }
 
-    /// The solved table of `variant` if it is ready; the first ask for one that is not starts
-    /// loading (or solving) it in the background.
-    pub fn table(&self, rooms: &Rooms, variant: &Arc<Variant>) -> Option<Arc<Table>> {
+    /// The solved table of `variant` if it is ready. The first ask for one that is not starts
+    /// loading it in the background, behind any other: for play, solving it if it is on no
+    /// disk; for an analysis, only when its file is there.
+    pub fn table(&self, rooms: &Rooms, variant: &Arc<Variant>, need: Need) -> Option<Arc<Table>> {
         engine::solvable(variant).ok()?;
         let name = Table::file_name(variant);
         let mut tables = self.tables.lock().unwrap_or_else(|e| e.into_inner());
@@ -116,21 +196,45 @@ impl Computer {
             tables.insert(name, table.clone());
             return table;
         }
+        let build = need == Need::Play;
+        let on_disk = || {
+            self.folder
+                .as_ref()
+                .is_some_and(|f| f.join(&name).is_file())
+        };
+        if !build && !on_disk() {
+            return None;
+        }
         tables.insert(name.clone(), None);
+        let metrics = Arc::clone(rooms.metrics());
+        metrics.table_builds_waiting.inc();
         let folder = self.folder.clone();
         let variant = Arc::clone(variant);
         let rooms = rooms.clone();
         // Not one of the rooms' tracked tasks: a solve cannot be cut short, and shutdown need
-        // not wait for it (the file is written whole or not at all).
-        run_apart("merels-solve", move || {
-            match load_or_solve(folder, &variant) {
+        // not wait for it (the file is written whole or not at all). One not begun by then is
+        // not begun.
+        self.builds.push(move || {
+            metrics.table_builds_waiting.dec();
+            let computer = &rooms.inner.computer;
+            let made = if rooms.inner.shutdown.is_cancelled() {
+                Err("the server is stopping".into())
+            } else {
+                load_or_solve(folder, &variant, build, &metrics)
+            };
+            let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
+            match made {
                 Ok(table) => {
                     tracing::info!(table = %name, "solved table ready");
-                    let computer = &rooms.inner.computer;
-                    let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
                     tables.insert(name, Some(Arc::new(table)));
                 }
-                Err(e) => tracing::warn!(table = %name, error = %e, "no solved table; searching"),
+                Err(e) => {
+                    tracing::warn!(table = %name, error = %e, "no solved table; searching");
+                    // Only play gives up on a table for good: it would have built it.
+                    if !build {
+                        tables.remove(&name);
+                    }
+                }
             }
         });
         None
@@ -142,7 +246,7 @@ impl Computer {
     pub fn think(&self, rooms: &Rooms, id: String, version: u64, job: Job, stop: Arc<AtomicBool>) {
         let permits = Arc::clone(&self.permits);
         let rooms = rooms.clone();
-        let table = self.table(&rooms, &job.variant);
+        let table = self.table(&rooms, &job.variant, Need::Play);
         let tasks = rooms.inner.tasks.clone();
         tasks.spawn(async move {
             let shutdown = rooms.inner.shutdown.clone();
@@ -188,25 +292,55 @@ impl Computer {
         });
     }
 
-    /// Analyses a finished game on an engine thread: exact where a table covers it, else a
-    /// search of [`ANALYSIS_NODES`] per position, stopped after `within`.
+    /// The analysis kept of finished game `id`, if there is one.
+    pub fn kept(&self, id: &str) -> Option<Analysis> {
+        let analyses = self.analyses.lock().unwrap_or_else(|e| e.into_inner());
+        let (_, kept) = analyses.kept.iter().find(|(k, _)| k == id)?;
+        Some(Analysis::clone(kept))
+    }
+
+    /// A place for one more analysis from `from`, or why there is none: the address has as many
+    /// under way as it may, or the analysis threads have all the work they can finish in time.
+    pub fn analysis_slot(&self, rooms: &Rooms, from: IpAddr) -> Result<AnalysisSlot, RoomError> {
+        let mut analyses = self.analyses.lock().unwrap_or_else(|e| e.into_inner());
+        let mine = analyses.by_ip.get(&from).copied().unwrap_or(0);
+        if mine >= self.analyses_per_ip {
+            rooms.metrics().limit("analyses_per_ip");
+            return Err(RoomError::TooManyAnalyses(self.analyses_per_ip));
+        }
+        if analyses.under_way >= self.analyses_at_once {
+            rooms.metrics().limit("analyses_at_once");
+            return Err(RoomError::AnalysesBusy);
+        }
+        analyses.under_way += 1;
+        *analyses.by_ip.entry(from).or_insert(0) += 1;
+        Ok(AnalysisSlot {
+            analyses: Arc::clone(&self.analyses),
+            ip: from,
+        })
+    }
+
+    /// Analyses a game on an analysis thread, holding `slot` until done: exact where a table
+    /// is ready, else a search of [`ANALYSIS_NODES`] per position, stopped `within` after the
+    /// ask (waiting for a thread included). A finished game's (`id`) analysis, once whole, is
+    /// kept to be served again.
     pub async fn analyse(
         &self,
         rooms: &Rooms,
+        slot: AnalysisSlot,
         id: Option<&str>,
         game: Game,
         within: Duration,
     ) -> Result<Analysis, RoomError> {
         let variant = Arc::clone(game.variant());
-        let table = self.table(rooms, &variant);
-        let _permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| RoomError::Unavailable)?;
+        let table = self.table(rooms, &variant, Need::Analysis);
         let stop = Arc::new(AtomicBool::new(false));
+        let _gone = StopOnDrop(Arc::clone(&stop));
         let flag = Arc::clone(&stop);
         let exact = table.is_some();
-        let work = self.threads.run(move || {
+        let table_missing = !exact && engine::solvable(&variant).is_ok();
+        let work = self.analysis_threads.run(move || {
+            let _slot = slot;
             let positions: Vec<Position> = game.positions().collect();
             let judged = engine::analyse(
                 &variant,
@@ -236,11 +370,25 @@ impl Computer {
         });
         let turns = work.await.map_err(|_| RoomError::Unavailable)?;
         timer.abort();
-        Ok(Analysis {
+        let analysis = Analysis {
             id: id.map(Into::into),
             exact,
+            table_missing,
             turns,
-        })
+        };
+        rooms.metrics().analysed("computed");
+        if let Some(id) = id
+            && analysis.turns.iter().all(|t| t.value.is_some())
+        {
+            let mut analyses = self.analyses.lock().unwrap_or_else(|e| e.into_inner());
+            if analyses.kept.len() >= KEPT {
+                analyses.kept.pop_front();
+            }
+            analyses
+                .kept
+                .push_back((id.to_string(), Arc::new(analysis.clone())));
+        }
+        Ok(analysis)
     }
 }
 
@@ -390,7 +538,7 @@ impl Room {
         let position = self.table.game.position();
         // The offer was made on the human's turn or after it: judge for the side it concerns.
         let computer_to_move = self.table.computer(position.to_move()).is_some();
-        if let Some(table) = rooms.inner.computer.table(rooms, variant)
+        if let Some(table) = rooms.inner.computer.table(rooms, variant, Need::Play)
             && let Some(value) = table.value(position)
         {
             let for_computer = if computer_to_move {
@@ -409,16 +557,28 @@ impl Room {
 /// Nodes searched per position when a game is analysed without a table (about 10 ms each).
 const ANALYSIS_NODES: u64 = 20_000;
 
-/// A table from its file in `folder`; else solved, and written there.
-fn load_or_solve(folder: Option<PathBuf>, variant: &Variant) -> Result<Table, String> {
+/// A table from its file in `folder`; else, if `build`, solved and written there.
+fn load_or_solve(
+    folder: Option<PathBuf>,
+    variant: &Variant,
+    build: bool,
+    metrics: &Metrics,
+) -> Result<Table, String> {
     let Some(folder) = folder else {
         return Err("no tables folder to keep it in".into());
     };
     if let Some(table) = read_table(&folder, variant)? {
         return Ok(table);
     }
+    if !build {
+        return Err("no table file".into());
+    }
     tracing::info!(variant = %Table::file_name(variant), "solving a table: minutes on the biggest boards");
-    let table = engine::solve(variant, 1).map_err(|e| e.to_string())?;
+    metrics.table_builds.inc();
+    metrics.table_builds_running.inc();
+    let table = engine::solve(variant, 1).map_err(|e| e.to_string());
+    metrics.table_builds_running.dec();
+    let table = table?;
     if let Err(e) = write_table(&folder, variant, &table) {
         tracing::warn!(variant = %Table::file_name(variant), error = %e, "could not keep the table");
     }

@@ -71,6 +71,12 @@ pub enum RoomError {
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
+    /// The address has as many analyses under way as it may.
+    #[error("at most {0} analyses at a time from one address; wait for one to finish")]
+    TooManyAnalyses(u32),
+    /// The analysis threads have all the work they can finish in time.
+    #[error("the server is analysing all it can; try again shortly")]
+    AnalysesBusy,
 }
 
 impl RoomError {
@@ -94,7 +100,9 @@ impl RoomError {
             RoomError::RateLimited(_)
             | RoomError::ComputerRateLimited(_)
             | RoomError::ChatTooFast(..)
-            | RoomError::ChatFlood => ErrorCode::RateLimited,
+            | RoomError::ChatFlood
+            | RoomError::TooManyAnalyses(_)
+            | RoomError::AnalysesBusy => ErrorCode::RateLimited,
             RoomError::ChatTooLong(_) => ErrorCode::TooLarge,
             RoomError::Unavailable => ErrorCode::Unavailable,
         }

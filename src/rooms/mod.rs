@@ -13,7 +13,8 @@
 //! - `chat` holds the game's two chats: who may say what and how often, purely, and the shell
 //!   that stores a line and sends it to whoever hears it.
 //! - `handoff` moves a seat to another device with a one-time code.
-//! - `computer` seats the computer and thinks for it off the room's task; the solved tables.
+//! - `computer` seats the computer and thinks for it off the room's task; the solved tables;
+//!   the analyses of games, on threads of their own.
 //! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
 //!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
 //!   secrets.
@@ -554,24 +555,36 @@ impl Rooms {
         self.call(id, |reply| Command::Record { reply }).await
     }
 
-    /// The engine's judgement of every turn of a finished game: exact on a solved board, else
-    /// a short search of each position, cut off after `within` (turns not reached say so).
-    pub async fn analysis(&self, id: &str, within: Duration) -> Result<Analysis, RoomError> {
+    /// The engine's judgement of every turn of a finished game, asked from `from`: exact on a
+    /// solved board, else a short search of each position, cut off after `within` (turns not
+    /// reached say so). One already made whole is served again as it was kept; an address may
+    /// have only a few under way.
+    pub async fn analysis(
+        &self,
+        from: IpAddr,
+        id: &str,
+        within: Duration,
+    ) -> Result<Analysis, RoomError> {
+        let computer = &self.inner.computer;
+        if let Some(kept) = computer.kept(id) {
+            self.metrics().analysed("kept");
+            return Ok(kept);
+        }
+        let slot = computer.analysis_slot(self, from)?;
         let game = self.call(id, |reply| Command::Game { reply }).await?;
         if game.outcome().is_none() {
             return Err(RoomError::NotAllowed("a game is analysed once it is over"));
         }
-        self.inner
-            .computer
-            .analyse(self, Some(id), game, within)
-            .await
+        computer.analyse(self, slot, Some(id), game, within).await
     }
 
     /// The engine's judgement of `turns` (in notation) played from the start of `variant` with
-    /// `options`, or from `position`: for scripts and bots, a game that need not be stored nor
-    /// over. Turns that are not notation or break the rules are refused, naming the first.
+    /// `options`, or from `position`, asked from `from`: for scripts and bots, a game that need
+    /// not be stored nor over. Turns that are not notation or break the rules are refused,
+    /// naming the first.
     pub async fn analyse_turns(
         &self,
+        from: IpAddr,
         variant: &str,
         options: &BTreeMap<String, String>,
         position: Option<&str>,
@@ -591,7 +604,9 @@ impl Rooms {
             ReplayError::Notation(..) => RoomError::BadNotation(e.to_string()),
             ReplayError::Illegal { .. } => RoomError::Illegal(e.to_string()),
         })?;
-        self.inner.computer.analyse(self, None, game, within).await
+        let computer = &self.inner.computer;
+        let slot = computer.analysis_slot(self, from)?;
+        computer.analyse(self, slot, None, game, within).await
     }
 
     /// Attaches a connection: the room queues `hello` and the state on `outbox` at once, and every

@@ -4,9 +4,13 @@
 //! of the runtime: on a one-core server the load generator saw human turns per second fall to a
 //! third while a level-6 search ran.)
 //!
-//! The pool owns its threads; they end when it is dropped (the queue closes) and their last job
-//! is done. Jobs that could run long watch a stop flag of their own.
+//! The computer's own turns and the analyses asked for have a pool each, so that no turn of the
+//! computer ever waits behind an analysis. A pool owns its threads; they end when it is dropped
+//! (the queue closes) and their last job is done. Jobs that could run long watch a stop flag of
+//! their own. Work of minutes (building a solved table) runs one piece at a time, on a thread
+//! that lives only while there is such work ([`OneAtATime`]).
 
+use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -22,14 +26,14 @@ pub(super) struct Threads {
 }
 
 impl Threads {
-    /// Starts `count` threads (at least one), named `merels-engine-N`.
-    pub fn start(count: usize) -> Threads {
+    /// Starts `count` threads (at least one), named `NAME-N`.
+    pub fn start(name: &str, count: usize) -> Threads {
         let (queue, jobs) = mpsc::channel::<Job>();
         let jobs = Arc::new(Mutex::new(jobs));
         for n in 0..count.max(1) {
             let jobs = Arc::clone(&jobs);
             let started = std::thread::Builder::new()
-                .name(format!("merels-engine-{n}"))
+                .name(format!("{name}-{n}"))
                 .spawn(move || {
                     lower_priority();
                     loop {
@@ -63,17 +67,71 @@ impl Threads {
     }
 }
 
-/// Runs `work` on a thread of its own at the lowest priority, for work of minutes that should
-/// not hold an engine thread (building a solved table).
-pub(super) fn run_apart(name: &str, work: impl FnOnce() + Send + 'static) {
-    let started = std::thread::Builder::new()
-        .name(name.into())
-        .spawn(move || {
-            lower_priority();
-            work();
-        });
-    if let Err(e) = started {
-        tracing::error!(error = %e, "could not start a thread");
+/// Work of minutes that should not hold a pool's thread (building a solved table), run one piece
+/// at a time in the order asked, on a thread at the lowest priority that lives only while there
+/// is such work: however many ask at once, one runs.
+#[derive(Debug)]
+pub(super) struct OneAtATime {
+    name: &'static str,
+    line: Arc<Mutex<Line>>,
+}
+
+/// The work waiting, and whether a thread is taking it.
+#[derive(Default)]
+struct Line {
+    waiting: VecDeque<Job>,
+    running: bool,
+}
+
+impl std::fmt::Debug for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Line")
+            .field("waiting", &self.waiting.len())
+            .field("running", &self.running)
+            .finish()
+    }
+}
+
+impl OneAtATime {
+    /// An empty line whose thread is named `name`.
+    pub fn new(name: &'static str) -> OneAtATime {
+        OneAtATime {
+            name,
+            line: Arc::default(),
+        }
+    }
+
+    /// Queues `work` after whatever was queued before; a panic in it costs only itself.
+    pub fn push(&self, work: impl FnOnce() + Send + 'static) {
+        let mut line = self.line.lock().unwrap_or_else(|e| e.into_inner());
+        line.waiting.push_back(Box::new(work));
+        if line.running {
+            return;
+        }
+        let shared = Arc::clone(&self.line);
+        let started = std::thread::Builder::new()
+            .name(self.name.into())
+            .spawn(move || {
+                lower_priority();
+                loop {
+                    let job = {
+                        let mut line = shared.lock().unwrap_or_else(|e| e.into_inner());
+                        let Some(job) = line.waiting.pop_front() else {
+                            line.running = false;
+                            return;
+                        };
+                        job
+                    };
+                    let _ = std::panic::catch_unwind(AssertUnwindSafe(job));
+                }
+            });
+        match started {
+            Ok(_) => line.running = true,
+            Err(e) => {
+                line.waiting.clear();
+                tracing::error!(error = %e, "could not start a thread");
+            }
+        }
     }
 }
 
@@ -93,7 +151,7 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_run_and_a_panic_costs_only_its_own_answer() {
-        let threads = Threads::start(1);
+        let threads = Threads::start("merels-engine", 1);
         let panicked = threads.run(|| -> u32 { panic!("a bad job") });
         assert!(panicked.await.is_err());
         let name = threads.run(|| std::thread::current().name().map(String::from));
@@ -107,5 +165,41 @@ mod tests {
             19,
             "engine threads run at the lowest priority"
         );
+    }
+
+    #[test]
+    fn work_of_minutes_runs_one_piece_at_a_time_in_order() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let line = OneAtATime::new("merels-test-line");
+        let running = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (done, finished) = mpsc::channel();
+        for n in 0..4 {
+            let (running, most, order, done) = (
+                Arc::clone(&running),
+                Arc::clone(&most),
+                Arc::clone(&order),
+                done.clone(),
+            );
+            line.push(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                order.lock().unwrap().push(n);
+                running.fetch_sub(1, Ordering::SeqCst);
+                if n == 1 {
+                    panic!("a bad piece of work");
+                }
+                done.send(n).unwrap();
+            });
+        }
+        for _ in 0..3 {
+            finished
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 1, "one at a time");
+        assert_eq!(*order.lock().unwrap(), [0, 1, 2, 3], "in the order asked");
     }
 }

@@ -1,9 +1,12 @@
 //! Playing the computer: its seat is taken at creation, it thinks off the room and plays through
 //! the same checks and store as anyone, answers draws, takebacks and rematches, can be watched,
-//! and the record names it.
+//! and the record names it. Analyses never hold its turns up, and tables are built for it alone,
+//! one at a time.
 
-use crate::harness::{Http, Seat, TestServer, WAIT, turns};
+use crate::harness::{Http, Seat, TestServer, WAIT, eager_turn, metric, turns};
 use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Waits until the game is finished or it is `seat`'s turn; the state then.
 async fn my_turn_or_end(http: &Http, seat: &Seat) -> Value {
@@ -208,20 +211,8 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     assert!(body["turns"][1]["mark"].is_null(), "{body}");
 
     // Nine Men's is searched: every turn gets a value and a best turn.
-    let white = http.create("nine-mens-morris", "white").await;
-    let black = http.join(&white.id).await;
-    for (seat, turn) in [
-        (&white, "d6"),
-        (&black, "d2"),
-        (&white, "b6"),
-        (&black, "f2"),
-    ] {
-        assert_eq!(http.play(seat, turn).await.0, 200);
-    }
-    let resign = format!("/api/games/{}/resign", white.id);
-    http.request("POST", &resign, Some(&black.secret), None)
-        .await;
-    let (status, body) = http.request("GET", &path(&white.id), None, None).await;
+    let id = finished_game(&http).await;
+    let (status, body) = http.request("GET", &path(&id), None, None).await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["exact"], false);
     let turns = body["turns"].as_array().unwrap();
@@ -236,7 +227,7 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     // The page shows the same, one row a turn.
     let page = http
         .client
-        .get(format!("{}/g/{}/analysis", http.base, white.id))
+        .get(format!("{}/g/{id}/analysis", http.base))
         .send()
         .await
         .unwrap()
@@ -309,5 +300,223 @@ async fn turns_sent_in_are_analysed_and_bad_ones_refused() {
         );
         assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
     }
+    server.stop().await;
+}
+
+/// The first `plies` turns (fewer if it ends) of a game of `variant` in notation, the same every
+/// time.
+fn some_game(variant: &str, plies: usize) -> Vec<String> {
+    let variant = merels::catalog::Catalog::builtin()
+        .configure(variant, &Default::default())
+        .unwrap();
+    let mut game = merels::rules::Game::new(variant);
+    while game.turns().len() < plies && game.outcome().is_none() {
+        let legal = game.legal_turns();
+        let pick = legal[game.turns().len() * 7 % legal.len()];
+        game.play(pick).unwrap();
+    }
+    game.turn_strings().to_vec()
+}
+
+/// A finished game of Nine Men's Morris between two people: four turns, then a resignation.
+async fn finished_game(http: &Http) -> String {
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    for (seat, turn) in [
+        (&white, "d6"),
+        (&black, "d2"),
+        (&white, "b6"),
+        (&black, "f2"),
+    ] {
+        assert_eq!(http.play(seat, turn).await.0, 200);
+    }
+    let resign = format!("/api/games/{}/resign", white.id);
+    http.request("POST", &resign, Some(&white.secret), None)
+        .await;
+    white.id
+}
+
+/// One address floods both analysis endpoints, thirty requests at a time, wave after wave,
+/// while a person plays a 15-second game against level 6 (the computer has one engine thread):
+/// the computer keeps its time and wins none of it less, the flood is capped, and a finished
+/// game's analysis is served again as it was kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_analysis_flood_neither_starves_the_computer_nor_goes_uncapped() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let finished = finished_game(&http).await;
+    let moves = some_game("nine-mens-morris", 120).join(",");
+
+    let human = http
+        .create_with(json!({
+            "variant": "nine-mens-morris",
+            "color": "white",
+            "clock": "0.25+0",
+            "computer": 6,
+        }))
+        .await;
+
+    let flooding = Arc::new(AtomicBool::new(true));
+    let flood = {
+        let (base, flooding) = (http.base.clone(), Arc::clone(&flooding));
+        let finished = finished.clone();
+        tokio::spawn(async move {
+            let client = reqwest::Client::new();
+            let (mut waves, mut capped) = (0, 0);
+            while flooding.load(Ordering::Relaxed) {
+                waves += 1;
+                let wave: Vec<_> = (0..30)
+                    .map(|n| {
+                        let url = if n % 3 == 0 {
+                            format!("{base}/api/games/{finished}/analysis")
+                        } else {
+                            format!("{base}/api/analysis?variant=nine-mens-morris&moves={moves}")
+                        };
+                        let client = client.clone();
+                        tokio::spawn(async move {
+                            let response = client.get(url).send().await.unwrap();
+                            let status = response.status().as_u16();
+                            let body: Value = response.json().await.unwrap_or(Value::Null);
+                            (status, body)
+                        })
+                    })
+                    .collect();
+                for request in wave {
+                    let (status, body) = request.await.unwrap();
+                    match status {
+                        200 => {}
+                        429 => {
+                            assert_eq!(body["error"], "rate_limited", "{body}");
+                            assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
+                            capped += 1;
+                        }
+                        other => panic!("the flood was answered {other}: {body}"),
+                    }
+                }
+            }
+            (waves, capped)
+        })
+    };
+
+    // Eight replies of the computer, the flood going on all the while.
+    let mut state = http.state(&human.id).await;
+    let mut replies = 0;
+    while replies < 8 && state["status"] == "playing" {
+        let (status, body) = http.play(&human, &eager_turn(&state)).await;
+        assert_eq!(status, 200, "{body}");
+        state = my_turn_or_end(&http, &human).await;
+        replies += 1;
+    }
+    flooding.store(false, Ordering::Relaxed);
+    let (waves, capped) = flood.await.unwrap();
+
+    assert_ne!(
+        (state["status"].as_str(), state["termination"].as_str()),
+        (Some("finished"), Some("time")),
+        "the computer lost on time: {state}"
+    );
+    // Level 6 thinks for a thirtieth of what it has left: eight replies cost it under a third
+    // of its 15 s unless it waited for a thread.
+    let left = state["clock"]["black_ms"].as_i64().unwrap();
+    assert!(
+        left > 10_000,
+        "the computer's replies were slow: {left} ms left"
+    );
+    // Of each wave's twenty analyses of turns sent in, two run (the finished game's are kept).
+    assert!(
+        capped >= 15 * waves,
+        "the flood was not capped: {capped} refused in {waves} waves"
+    );
+    assert!(
+        metric(
+            &server,
+            "merels_limit_violations_total{kind=\"analyses_per_ip\"}"
+        )
+        .await
+            >= 20.0
+    );
+
+    // The finished game's analysis is kept: asked again, it is served as it was.
+    let path = format!("/api/games/{finished}/analysis");
+    let kept = r#"merels_analyses_total{kind="kept"}"#;
+    let (status, first) = http.request("GET", &path, None, None).await;
+    assert_eq!(status, 200, "{first}");
+    let before = metric(&server, kept).await;
+    let (status, again) = http.request("GET", &path, None, None).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(first, again);
+    assert_eq!(
+        metric(&server, kept).await,
+        before + 1.0,
+        "not served from what was kept"
+    );
+    server.stop().await;
+}
+
+/// Threads of this process building a table now (with the helpers a build starts, which
+/// inherit the name).
+fn solving_threads() -> usize {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .is_ok_and(|name| name.trim() == "merels-solve")
+        })
+        .count()
+}
+
+/// Anonymous analyses of the small boards build no table (they are searched, and say so); two
+/// games against the computer on two small boards have theirs built one after the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tables_are_built_one_at_a_time_for_the_computer_never_for_analyses() {
+    let tables = tempfile::tempdir().unwrap();
+    let folder = tables.path().to_path_buf();
+    let server = TestServer::start_with(|c| c.tables = Some(folder)).await;
+    let http = server.http();
+    let builds = |what: &'static str| metric(&server, what);
+
+    for variant in ["seven-mens-morris", "six-mens-morris", "five-mens-morris"] {
+        let moves = some_game(variant, 3).join(",");
+        let query = format!("/api/analysis?variant={variant}&moves={moves}");
+        let (status, body) = http.request("GET", &query, None, None).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            (body["exact"].as_bool(), body["table_missing"].as_bool()),
+            (Some(false), Some(true)),
+            "{variant}: {body}"
+        );
+        assert!(body["turns"][0]["value"].is_string(), "searched: {body}");
+    }
+    // Nothing was started in the background either.
+    for _ in 0..20 {
+        assert_eq!(solving_threads(), 0, "an analysis started a table build");
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(builds("merels_table_builds_total").await, 0.0);
+    assert_eq!(builds("merels_table_builds_waiting").await, 0.0);
+    assert_eq!(std::fs::read_dir(tables.path()).unwrap().count(), 0);
+
+    // Two games against the computer, which moves first: one table is built, the other waits.
+    for variant in ["five-mens-morris", "six-mens-morris"] {
+        http.create_with(json!({"variant": variant, "color": "black", "computer": 1}))
+            .await;
+    }
+    let mut seen_one_waiting = false;
+    for _ in 0..40 {
+        let running = builds("merels_table_builds_running").await;
+        let waiting = builds("merels_table_builds_waiting").await;
+        assert!(running <= 1.0, "{running} tables built at once");
+        seen_one_waiting |= running == 1.0 && waiting == 1.0;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(
+        seen_one_waiting,
+        "the second table did not wait for the first"
+    );
+    assert_eq!(builds("merels_table_builds_total").await, 1.0);
+    // The one waiting is not begun once the server stops.
     server.stop().await;
 }
