@@ -65,6 +65,8 @@ pub struct Metrics {
     pub relayed: Counter,
     /// Sockets told to reconnect to their game's owner at its own address (`moved`).
     pub moved: Counter,
+    /// Messages on the bus refused: not sealed with the instances' key, or replayed.
+    pub bus_refused: Counter,
 }
 
 impl Default for Metrics {
@@ -96,6 +98,7 @@ impl Metrics {
             forwarded: Counter::default(),
             relayed: Counter::default(),
             moved: Counter::default(),
+            bus_refused: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -177,6 +180,11 @@ impl Metrics {
             "moved",
             "Sockets told to reconnect to their game's owner at its own address",
             m.moved.clone(),
+        );
+        registry.register(
+            "bus_refused",
+            "Messages on the bus refused: not sealed with the instances' key, or replayed",
+            m.bus_refused.clone(),
         );
         Metrics { registry, ..m }
     }
