@@ -159,14 +159,7 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
             held.push(tcp);
         }
     }
-    let asked = Instant::now();
-    let health = tokio::time::timeout(
-        Duration::from_secs(2),
-        http(addr, Method::GET, "/healthz", None, None),
-    )
-    .await
-    .map_err(|_| "/healthz did not answer during the flood")??;
-    let health_ms = asked.elapsed().as_millis();
+    let (health, health_ms) = health(addr, "the flood").await?;
     if health.0 != 200 {
         return Err(format!("/healthz answered {} during the flood", health.0));
     }
@@ -351,14 +344,7 @@ async fn internal_hold(database_url: &str, n: usize) -> Result<String, String> {
         public.extend(hold([127, 0, 0, 2], addr).await);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let asked = Instant::now();
-    let health = tokio::time::timeout(
-        Duration::from_secs(2),
-        http(addr, Method::GET, "/healthz", None, None),
-    )
-    .await
-    .map_err(|_| "/healthz did not answer during the internal-port hold")??;
-    let health_ms = asked.elapsed().as_millis();
+    let (health, health_ms) = health(addr, "the internal-port hold").await?;
     // A held connection still open is one the server kept: reading it waits.
     let open = futures_util::future::join_all(held.iter_mut().map(|tcp| async {
         let mut byte = [0u8; 1];
@@ -382,4 +368,17 @@ async fn internal_hold(database_url: &str, n: usize) -> Result<String, String> {
         return Err(format!("a promise broke: {line}"));
     }
     Ok(line)
+}
+
+/// `/healthz`'s answer and how long it took (ms), or an error if it took over 2 s `during` an
+/// attack.
+async fn health(addr: SocketAddr, during: &str) -> Result<((u16, Value), u128), String> {
+    let asked = Instant::now();
+    let health = tokio::time::timeout(
+        Duration::from_secs(2),
+        http(addr, Method::GET, "/healthz", None, None),
+    )
+    .await
+    .map_err(|_| format!("/healthz did not answer during {during}"))??;
+    Ok((health, asked.elapsed().as_millis()))
 }

@@ -94,6 +94,20 @@ async fn all_see(clients: &mut [&mut Ws], plies: usize) -> Value {
     version
 }
 
+/// Plays the plies `plies` (White's the even ones), each seen by both players.
+async fn alternate(white: &mut Ws, black: &mut Ws, plies: std::ops::Range<usize>) {
+    for ply in plies {
+        let mover = if ply % 2 == 0 {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let turn = eager_turn(&mover.state);
+        mover.play(&turn).await;
+        all_see(&mut [&mut *white, &mut *black], ply + 1).await;
+    }
+}
+
 /// How a finished game ended: its result and termination.
 fn ending(state: &Value) -> (&str, &str) {
     let word = |key: &str| state[key].as_str().unwrap_or("");
@@ -366,17 +380,8 @@ async fn clocks(via: Via) {
     let black = a.http().join(&white.id).await;
     let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
     let mut ws_black = b.ws(&white.id, Some(&black.secret)).await;
-    for ply in 0..10 {
-        let mover = if ply % 2 == 0 {
-            &mut ws_white
-        } else {
-            &mut ws_black
-        };
-        let turn = eager_turn(&mover.state);
-        mover.play(&turn).await;
-        all_see(&mut [&mut ws_white, &mut ws_black], ply + 1).await;
-        assert_eq!(ws_white.state["status"], "playing", "{}", ws_white.state);
-    }
+    alternate(&mut ws_white, &mut ws_black, 0..10).await;
+    assert_eq!(ws_white.state["status"], "playing", "{}", ws_white.state);
     let left = ws_white.state["clock"]["white_ms"].as_i64().unwrap();
     assert!(
         left > 10_000,
@@ -707,16 +712,7 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
     let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
     let mut ws_black = b.ws(&white.id, Some(&black_secret)).await;
     assert_eq!(ws_black.hello["seat"], "black", "{}", ws_black.hello);
-    for ply in 0..4 {
-        let mover = if ply % 2 == 0 {
-            &mut ws_white
-        } else {
-            &mut ws_black
-        };
-        let turn = eager_turn(&mover.state);
-        mover.play(&turn).await;
-        all_see(&mut [&mut ws_white, &mut ws_black], ply + 1).await;
-    }
+    alternate(&mut ws_white, &mut ws_black, 0..4).await;
     assert_eq!(metric(&b, "merels_relayed_total").await, 1.0);
     let heard: Vec<_> = heard.lock().unwrap().clone();
     for message in &heard {
@@ -794,12 +790,7 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
     let refused = metric(&a, "merels_bus_refused_total").await;
     assert!(refused >= 4.0 + genuine.len() as f64, "{refused} refused");
     // The game plays on, over the bus, as before.
-    let turn = eager_turn(&ws_white.state);
-    ws_white.play(&turn).await;
-    all_see(&mut [&mut ws_white, &mut ws_black], 5).await;
-    let turn = eager_turn(&ws_black.state);
-    ws_black.play(&turn).await;
-    all_see(&mut [&mut ws_white, &mut ws_black], 6).await;
+    alternate(&mut ws_white, &mut ws_black, 4..6).await;
     listening.abort();
     a.stop().await;
     b.stop().await;
