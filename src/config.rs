@@ -145,8 +145,9 @@ pub struct Config {
     pub trust_forwarded_for: bool,
 
     /// Where this instance serves the other instances on the same PostgreSQL database (each
-    /// forwards there what this one owns). Not opened with SQLite.
-    #[arg(long, env = "MERELS_INTERNAL_BIND", default_value = "0.0.0.0:8081")]
+    /// forwards there what this one owns): loopback unless told, so name the private address
+    /// the other instances reach (never a public one). Not opened with SQLite.
+    #[arg(long, env = "MERELS_INTERNAL_BIND", default_value = "127.0.0.1:8081")]
     pub internal_bind: SocketAddr,
 
     /// The address the other instances reach the internal one at, `host:port` (default: the
@@ -163,7 +164,9 @@ pub struct Config {
     /// each instance then keeps the sockets that reach it, whichever instance owns their game,
     /// and the owner sends each change once to each instance with viewers. Without it, sockets
     /// are forwarded to the owner. Unused with SQLite.
-    #[arg(long, env = "MERELS_NATS_URL")]
+    /// Credentials go in the URL (`nats://user:password@host:port`, or `nats://token@host`),
+    /// and `tls://` asks for TLS.
+    #[arg(long, env = "MERELS_NATS_URL", hide_env_values = true)]
     pub nats_url: Option<String>,
 
     /// Where clients can reach this instance itself, past the load balancer, such as

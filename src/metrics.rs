@@ -73,6 +73,8 @@ pub struct Metrics {
     pub table_builds_running: Gauge,
     /// Solved tables waiting to be built or read.
     pub table_builds_waiting: Gauge,
+    /// Messages on the bus refused: not sealed with the instances' key, or replayed.
+    pub bus_refused: Counter,
 }
 
 impl Default for Metrics {
@@ -108,6 +110,7 @@ impl Metrics {
             table_builds: Counter::default(),
             table_builds_running: Gauge::default(),
             table_builds_waiting: Gauge::default(),
+            bus_refused: Counter::default(),
         };
         registry.register(
             "connections_open",
@@ -209,6 +212,11 @@ impl Metrics {
             "table_builds_waiting",
             "Solved tables waiting to be built or read",
             m.table_builds_waiting.clone(),
+        );
+        registry.register(
+            "bus_refused",
+            "Messages on the bus refused: not sealed with the instances' key, or replayed",
+            m.bus_refused.clone(),
         );
         Metrics { registry, ..m }
     }

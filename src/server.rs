@@ -52,13 +52,18 @@ pub async fn run(
         Some(listener) => advertised(&config, listener.local_addr()?),
         None => String::new(),
     };
-    let peers = match &internal {
-        Some(_) => {
-            let secret = store
+    // The secret the instances show each other on the internal address, and the key that
+    // seals what they send over the bus.
+    let secret = match &internal {
+        Some(_) => Some(
+            store
                 .peer_secret(&crate::rooms::secrets::new_secret())
-                .await?;
-            Some(Peers::new(&secret).map_err(|e| std::io::Error::other(e.to_string()))?)
-        }
+                .await?,
+        ),
+        None => None,
+    };
+    let peers = match &secret {
+        Some(secret) => Some(Peers::new(secret).map_err(|e| std::io::Error::other(e.to_string()))?),
         None => None,
     };
     let stop = CancellationToken::new();
@@ -89,9 +94,9 @@ pub async fn run(
     );
     // Registered before serving: a game made here is owned by a live instance from the start.
     rooms.renew().await?;
-    let relay = match (&config.nats_url, &peers) {
-        (Some(url), Some(_)) => Some(
-            Relay::start(url, rooms.clone(), metrics.clone(), stop.clone())
+    let relay = match (&config.nats_url, &secret) {
+        (Some(url), Some(secret)) => Some(
+            Relay::start(url, secret, rooms.clone(), metrics.clone(), stop.clone())
                 .await
                 .map_err(|e| std::io::Error::other(e.to_string()))?,
         ),
@@ -119,22 +124,30 @@ pub async fn run(
     });
     let header_timeout = config.header_timeout();
     let no_public_url = config.public_url.is_none();
+    let config_caps = (
+        config.tcp_connections_per_ip,
+        config.tcp_connections_per_subnet,
+    );
+    let internal_metrics = metrics.clone();
     let state = AppState::new(rooms.clone(), config, metrics.clone(), peers, relay.clone());
     let app = router(state.clone());
-    // The internal address has no caps by address: every connection there is a peer's,
-    // carrying many clients' requests (each checked by its own client's limits).
+    // The internal address shares the public one's total (one process, one limit of open
+    // files). A peer's connection carries many clients' requests (each checked by its own
+    // client's limits), so it leaves the caps by address once its first request shows the
+    // instances' secret; until then it counts against them, and one without it is closed.
     let internal = internal.map(|listener| {
-        let gate = Gate::new(Caps {
+        let gate = gate.beside(Caps {
             total,
-            per_address: u32::MAX,
-            per_subnet: u32::MAX,
-            by_address: false,
+            per_address: config_caps.0,
+            per_subnet: config_caps.1,
+            by_address: true,
         });
-        let refused = |_: Refusal| {};
+        let refused = move |refusal: Refusal| internal_metrics.limit(internal_limit(refusal));
         let serving = listen::serve(
             listener,
             internal_router(state),
             gate,
+            true,
             header_timeout,
             refused,
             stop.clone(),
@@ -163,6 +176,7 @@ pub async fn run(
         listener,
         app,
         gate,
+        false,
         header_timeout,
         refused,
         stop.clone(),
@@ -208,6 +222,15 @@ pub async fn run(
     rooms.store().close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The limit's name in `merels_limits_total` for a connection the internal address refused.
+fn internal_limit(refusal: Refusal) -> &'static str {
+    match refusal {
+        Refusal::Total => "internal_connections_total",
+        Refusal::Address => "internal_connections_per_address",
+        Refusal::Subnet => "internal_connections_per_subnet",
+    }
 }
 
 /// Records that this server is alive every [`BEAT`](crate::store::BEAT), until shutdown, so that

@@ -37,6 +37,14 @@ pub struct HostileArgs {
     /// its replies).
     #[arg(long)]
     pub analysis_flood_full: bool,
+    /// Connections one address holds on an instance's internal address in the internal-port
+    /// hold (`--internal-hold 1950` is the full scale).
+    #[arg(long, default_value_t = 300)]
+    pub internal_hold: usize,
+    /// A PostgreSQL database (`postgres://...`) for the internal-port hold: the internal address
+    /// is opened with PostgreSQL only. Without one, the line says the hold was not run.
+    #[arg(long)]
+    pub database_url: Option<String>,
 }
 
 /// Runs it and prints its line; an error says which promise broke.
@@ -160,14 +168,7 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
             held.push(tcp);
         }
     }
-    let asked = Instant::now();
-    let health = tokio::time::timeout(
-        Duration::from_secs(2),
-        http(addr, Method::GET, "/healthz", None, None),
-    )
-    .await
-    .map_err(|_| "/healthz did not answer during the flood")??;
-    let health_ms = asked.elapsed().as_millis();
+    let (health, health_ms) = health(addr, "the flood").await?;
     if health.0 != 200 {
         return Err(format!("/healthz answered {} during the flood", health.0));
     }
@@ -203,6 +204,10 @@ async fn hostile(args: HostileArgs) -> Result<(), String> {
     println!("{line}");
     if unanswered > 0 || changed > 0 || panics > 0 || !alive || canary_turns == 0 {
         return Err(format!("a promise broke: {line}"));
+    }
+    match &args.database_url {
+        Some(url) => println!("{}", internal_hold(url, args.internal_hold).await?),
+        None => println!("internal hold: not run (it needs --database-url, a PostgreSQL database)"),
     }
     Ok(())
 }
@@ -480,4 +485,76 @@ async fn analysis_flood(addr: SocketAddr, full: bool) -> Result<(), String> {
         return Err(format!("a promise broke: {line}"));
     }
     Ok(())
+}
+
+/// The internal-port hold: one address opens `n` connections to an instance's internal address
+/// (served with PostgreSQL) and holds them without a word, another holds 256 on the public port.
+/// `/healthz` must answer, and the internal address must have kept no more of the held
+/// connections than its cap for one address's unproven ones (256 by default): the rest it
+/// closed at once.
+async fn internal_hold(database_url: &str, n: usize) -> Result<String, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let addr = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
+    let internal = SocketAddr::from(([127, 0, 0, 1], super::free_port()?));
+    let bind = internal.to_string();
+    let env = [
+        ("MERELS_INTERNAL_BIND", bind.as_str()),
+        ("MERELS_MAX_CONNECTIONS", "2048"),
+    ];
+    let mut server =
+        Server::start(addr, database_url, &env, &dir.path().join("server.log")).await?;
+    let hold = |host: [u8; 4], to: SocketAddr| async move {
+        let socket = tokio::net::TcpSocket::new_v4().ok()?;
+        socket.bind(SocketAddr::from((host, 0))).ok()?;
+        tokio::time::timeout(Duration::from_secs(1), socket.connect(to))
+            .await
+            .ok()?
+            .ok()
+    };
+    let mut held = Vec::new();
+    for _ in 0..n {
+        held.extend(hold([127, 0, 0, 1], internal).await);
+    }
+    let mut public = Vec::new();
+    for _ in 0..256 {
+        public.extend(hold([127, 0, 0, 2], addr).await);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (health, health_ms) = health(addr, "the internal-port hold").await?;
+    // A held connection still open is one the server kept: reading it waits.
+    let open = futures_util::future::join_all(held.iter_mut().map(|tcp| async {
+        let mut byte = [0u8; 1];
+        let read = tokio::io::AsyncReadExt::read(tcp, &mut byte);
+        tokio::time::timeout(Duration::from_millis(300), read)
+            .await
+            .is_err()
+    }))
+    .await;
+    let kept = open.into_iter().filter(|&open| open).count();
+    let alive = server.alive();
+    server.kill(false);
+    drop((held, public));
+    let line = format!(
+        "internal hold: {n} connections held on the internal address, {kept} kept, \
+         /healthz {} in {health_ms} ms, server {}",
+        health.0,
+        if alive { "alive" } else { "dead" },
+    );
+    if health.0 != 200 || kept > 256 || !alive {
+        return Err(format!("a promise broke: {line}"));
+    }
+    Ok(line)
+}
+
+/// `/healthz`'s answer and how long it took (ms), or an error if it took over 2 s `during` an
+/// attack.
+async fn health(addr: SocketAddr, during: &str) -> Result<((u16, Value), u128), String> {
+    let asked = Instant::now();
+    let health = tokio::time::timeout(
+        Duration::from_secs(2),
+        http(addr, Method::GET, "/healthz", None, None),
+    )
+    .await
+    .map_err(|_| format!("/healthz did not answer during {during}"))??;
+    Ok((health, asked.elapsed().as_millis()))
 }

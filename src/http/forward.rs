@@ -11,11 +11,14 @@
 //!
 //! The internal address serves only peers: each forwarded request carries the peers' shared
 //! secret (kept in the database) and the client's address, which the owner then uses for its
-//! limits. A request there without the secret is refused.
+//! limits. A request there without the secret is refused, and its connection closed at once;
+//! until its first request shows the secret, a connection there counts against its address's
+//! caps ([`Place`]).
 
 use super::AppState;
 use super::error::ApiError;
 use super::limits::ClientIp;
+use super::listen::Place;
 use crate::config::Config;
 use crate::protocol::ErrorCode;
 use crate::store::owners::Owner;
@@ -196,7 +199,8 @@ pub async fn to_owner(
 }
 
 /// Middleware of the internal router: only peers may use it; their requests are marked with the
-/// client they came for.
+/// client they came for, and their connection vouched for. Any other request is refused and its
+/// connection closed.
 pub async fn from_peer(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
     let client = app.peers.as_ref().and_then(|peers| {
         let headers = request.headers();
@@ -208,12 +212,19 @@ pub async fn from_peer(State(app): State<AppState>, mut request: Request, next: 
         })?
     });
     let Some(client) = client else {
-        return ApiError::new(
+        let mut refused = ApiError::new(
             ErrorCode::ForbiddenOrigin,
             "this address serves the other instances only",
         )
         .into_response();
+        refused
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return refused;
     };
+    if let Some(place) = request.extensions().get::<Place>() {
+        place.vouch();
+    }
     request.headers_mut().remove(PEER_HEADER);
     request.headers_mut().remove(CLIENT_HEADER);
     request.extensions_mut().insert(FromPeer(client));

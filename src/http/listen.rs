@@ -7,6 +7,12 @@
 //! connections are capped per address, per subnet and in total (the total kept under the
 //! descriptor limit, with a few places more for the host's own health checks), each refusal is
 //! counted, and a connection that says nothing is closed.
+//!
+//! The public and the internal port draw from one budget of connections ([`Gate::beside`]), so
+//! that the two together stay under the descriptor limit. The internal port serves the other
+//! instances only: a connection there is counted against the caps by address until its first
+//! request shows the instances' secret ([`Place::vouch`]); one whose request lacks it is closed
+//! at once. One address cannot hold more than its cap of unproven connections there.
 
 use super::budget::ReadBudget;
 use axum::Router;
@@ -16,6 +22,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -65,23 +72,43 @@ impl Refusal {
 
 #[derive(Debug, Default)]
 struct Counts {
-    total: u32,
     addresses: HashMap<IpAddr, u32>,
     subnets: HashMap<IpAddr, u32>,
 }
 
-/// Counts the open connections against the caps.
+/// Counts the open connections against the caps; gates made [`beside`](Gate::beside) one
+/// another share the total.
 #[derive(Debug)]
 pub struct Gate {
     caps: Caps,
     counts: Mutex<Counts>,
+    /// Connections open through this gate.
+    open: AtomicU32,
+    /// Connections open through this gate and those beside it.
+    total: Arc<AtomicU32>,
 }
 
 /// An admitted connection's place; given back when dropped.
 #[derive(Debug)]
 pub struct Admission {
     gate: Arc<Gate>,
-    keys: Option<(IpAddr, IpAddr)>,
+    /// The address and subnet it counts against, until it is vouched for.
+    keys: Mutex<Option<(IpAddr, IpAddr)>>,
+}
+
+/// A connection's place, as its requests see it (on the internal port).
+#[derive(Debug, Clone)]
+pub struct Place(Arc<Admission>);
+
+impl Place {
+    /// The connection proved to be a peer's: it no longer counts against its address's caps
+    /// (a peer carries many clients' requests), only against the total.
+    pub fn vouch(&self) {
+        let keys = self.0.keys.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(keys) = keys {
+            self.0.gate.give_back(keys);
+        }
+    }
 }
 
 /// The address and the subnet a peer is counted in.
@@ -110,6 +137,22 @@ impl Gate {
         Arc::new(Gate {
             caps,
             counts: Mutex::new(Counts::default()),
+            open: AtomicU32::new(0),
+            total: Arc::new(AtomicU32::new(0)),
+        })
+    }
+
+    /// A gate of its own caps by address that shares this one's total (`caps.total` is this
+    /// one's): another port of the same process, whose descriptors are the same.
+    pub fn beside(&self, caps: Caps) -> Arc<Gate> {
+        Arc::new(Gate {
+            caps: Caps {
+                total: self.caps.total,
+                ..caps
+            },
+            counts: Mutex::new(Counts::default()),
+            open: AtomicU32::new(0),
+            total: self.total.clone(),
         })
     }
 
@@ -122,9 +165,6 @@ impl Gate {
         } else {
             caps.total
         };
-        if counts.total >= total {
-            return Err(Refusal::Total);
-        }
         let keys = caps.by_address.then(|| keys(ip));
         if let Some((address, subnet)) = keys {
             if counts.addresses.get(&address).copied().unwrap_or(0) >= caps.per_address {
@@ -133,30 +173,47 @@ impl Gate {
             if counts.subnets.get(&subnet).copied().unwrap_or(0) >= caps.per_subnet {
                 return Err(Refusal::Subnet);
             }
+        }
+        self.total
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < total).then_some(n + 1)
+            })
+            .map_err(|_| Refusal::Total)?;
+        if let Some((address, subnet)) = keys {
             *counts.addresses.entry(address).or_default() += 1;
             *counts.subnets.entry(subnet).or_default() += 1;
         }
-        counts.total += 1;
+        self.open.fetch_add(1, Ordering::Relaxed);
         Ok(Admission {
             gate: self.clone(),
-            keys,
+            keys: Mutex::new(keys),
         })
     }
 
-    /// How many connections are open.
+    /// How many connections are open through this gate.
     pub fn open(&self) -> u32 {
-        self.counts.lock().map_or(0, |c| c.total)
+        self.open.load(Ordering::Relaxed)
+    }
+
+    fn give_back(&self, (address, subnet): (IpAddr, IpAddr)) {
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        give_back(&mut counts.addresses, address);
+        give_back(&mut counts.subnets, subnet);
     }
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
-        let mut counts = self.gate.counts.lock().unwrap_or_else(|e| e.into_inner());
-        counts.total -= 1;
-        if let Some((address, subnet)) = self.keys {
-            give_back(&mut counts.addresses, address);
-            give_back(&mut counts.subnets, subnet);
+        if let Some(keys) = self
+            .keys
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            self.gate.give_back(keys);
         }
+        self.gate.open.fetch_sub(1, Ordering::Relaxed);
+        self.gate.total.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -175,7 +232,7 @@ fn give_back(map: &mut HashMap<IpAddr, u32>, key: IpAddr) {
 /// a WebSocket too, where hyper hands the stream on.
 struct Admitted {
     tcp: TcpStream,
-    _place: Admission,
+    _place: Arc<Admission>,
     budget: ReadBudget,
 }
 
@@ -227,11 +284,14 @@ impl AsyncWrite for Admitted {
 }
 
 /// Serves `app` on `listener` until `stop` is cancelled; then stops accepting and gives the open
-/// HTTP connections until `deadline` to finish (WebSockets are closed by their rooms).
+/// HTTP connections until `deadline` to finish (WebSockets are closed by their rooms). With
+/// `vouching`, each request carries its connection's [`Place`], to vouch for.
+#[allow(clippy::too_many_arguments)]
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     gate: Arc<Gate>,
+    vouching: bool,
     header_timeout: Duration,
     on_refusal: impl Fn(Refusal),
     stop: CancellationToken,
@@ -257,7 +317,7 @@ pub async fn serve(
             () = stop.cancelled() => break,
         };
         let place = match gate.admit(peer.ip()) {
-            Ok(place) => place,
+            Ok(place) => Arc::new(place),
             Err(refusal) => {
                 on_refusal(refusal);
                 continue; // dropped: closed at once, unread
@@ -266,6 +326,7 @@ pub async fn serve(
         // Turns are small frames that must leave at once: no Nagle delay.
         let _ = tcp.set_nodelay(true);
         let (budget, flood) = ReadBudget::new();
+        let vouch = vouching.then(|| Place(place.clone()));
         let io = TokioIo::new(Admitted {
             tcp,
             _place: place,
@@ -275,6 +336,9 @@ pub async fn serve(
         let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
             request.extensions_mut().insert(flood.clone());
+            if let Some(vouch) = &vouch {
+                request.extensions_mut().insert(vouch.clone());
+            }
             tower::ServiceExt::oneshot(app.clone(), request)
         });
         let connection = builder.serve_connection(io, service).with_upgrades();
@@ -388,6 +452,46 @@ mod tests {
         assert_eq!(gate.open(), 0);
         assert!(gate.counts.lock().unwrap().addresses.is_empty());
         assert!(gate.admit(ip("203.0.113.3")).is_ok(), "places come back");
+    }
+
+    #[test]
+    fn two_ports_share_one_total_and_a_vouched_place_leaves_its_address() {
+        let public = Gate::new(Caps {
+            total: 4,
+            per_address: 10,
+            per_subnet: 10,
+            by_address: true,
+        });
+        let internal = public.beside(Caps {
+            total: u32::MAX,
+            per_address: 2,
+            per_subnet: 10,
+            by_address: true,
+        });
+        let a = public.admit(ip("203.0.113.1")).unwrap();
+        let b = [
+            Place(Arc::new(internal.admit(ip("198.51.100.1")).unwrap())),
+            Place(Arc::new(internal.admit(ip("198.51.100.1")).unwrap())),
+        ];
+        assert_eq!(
+            internal.admit(ip("198.51.100.1")).unwrap_err(),
+            Refusal::Address,
+            "unproven connections from one address are capped"
+        );
+        b[0].vouch();
+        b[0].vouch();
+        let c = internal.admit(ip("198.51.100.1")).unwrap();
+        assert_eq!((public.open(), internal.open()), (1, 3));
+        assert_eq!(
+            public.admit(ip("192.0.2.1")).unwrap_err(),
+            Refusal::Total,
+            "the internal port's connections count against the one total"
+        );
+        drop((b, c));
+        assert!(internal.counts.lock().unwrap().addresses.is_empty());
+        let d = public.admit(ip("192.0.2.1")).unwrap();
+        drop((a, d));
+        assert_eq!(public.total.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -53,9 +53,9 @@ pub(super) enum Command {
         sent: Instant,
         answer: Answer,
     },
-    /// Which seat a secret holds.
+    /// Which seat the secret whose hash this is holds.
     Authenticate {
-        secret: Option<String>,
+        hash: Option<String>,
         reply: Reply<Option<Color>>,
     },
     /// Take the empty seat.

@@ -203,10 +203,15 @@ impl Table {
 
     /// The seat whose secret is `secret`, if any.
     pub fn seat_of_secret(&self, secret: &str) -> Option<Color> {
+        self.seat_of_hash(&secrets::hash(secret))
+    }
+
+    /// The seat whose secret hashes to `hash`, if any (compared in constant time).
+    pub fn seat_of_hash(&self, hash: &str) -> Option<Color> {
         Color::BOTH.into_iter().find(|c| {
-            self.seats[c.index()]
-                .as_deref()
-                .is_some_and(|h| secrets::matches(secret, h))
+            self.seats[c.index()].as_deref().is_some_and(|h| {
+                subtle::ConstantTimeEq::ct_eq(hash.as_bytes(), h.as_bytes()).into()
+            })
         })
     }
 

@@ -428,8 +428,19 @@ impl Rooms {
         id: &str,
         secret: Option<String>,
     ) -> Result<Option<Color>, RoomError> {
+        self.seat_of_hash(id, secret.as_deref().map(secrets::hash))
+            .await
+    }
+
+    /// Which seat, if any, the secret whose hash is `hash` holds in the game (as another
+    /// instance asks, which sends no secret).
+    pub async fn seat_of_hash(
+        &self,
+        id: &str,
+        hash: Option<String>,
+    ) -> Result<Option<Color>, RoomError> {
         self.call(id, |reply| Command::Authenticate {
-            secret: secret.clone(),
+            hash: hash.clone(),
             reply,
         })
         .await

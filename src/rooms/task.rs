@@ -270,8 +270,8 @@ impl Room {
                     (Err(e), answer) => answer.refuse(e, Some(&|| self.whole())),
                 }
             }
-            Command::Authenticate { secret, reply } => {
-                let seat = secret.as_deref().and_then(|s| self.table.seat_of_secret(s));
+            Command::Authenticate { hash, reply } => {
+                let seat = hash.as_deref().and_then(|h| self.table.seat_of_hash(h));
                 let _ = reply.send(Ok(seat));
             }
             Command::Join { reply } => {

@@ -94,6 +94,20 @@ async fn all_see(clients: &mut [&mut Ws], plies: usize) -> Value {
     version
 }
 
+/// Plays the plies `plies` (White's the even ones), each seen by both players.
+async fn alternate(white: &mut Ws, black: &mut Ws, plies: std::ops::Range<usize>) {
+    for ply in plies {
+        let mover = if ply % 2 == 0 {
+            &mut *white
+        } else {
+            &mut *black
+        };
+        let turn = eager_turn(&mover.state);
+        mover.play(&turn).await;
+        all_see(&mut [&mut *white, &mut *black], ply + 1).await;
+    }
+}
+
 /// How a finished game ended: its result and termination.
 fn ending(state: &Value) -> (&str, &str) {
     let word = |key: &str| state[key].as_str().unwrap_or("");
@@ -366,17 +380,8 @@ async fn clocks(via: Via) {
     let black = a.http().join(&white.id).await;
     let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
     let mut ws_black = b.ws(&white.id, Some(&black.secret)).await;
-    for ply in 0..10 {
-        let mover = if ply % 2 == 0 {
-            &mut ws_white
-        } else {
-            &mut ws_black
-        };
-        let turn = eager_turn(&mover.state);
-        mover.play(&turn).await;
-        all_see(&mut [&mut ws_white, &mut ws_black], ply + 1).await;
-        assert_eq!(ws_white.state["status"], "playing", "{}", ws_white.state);
-    }
+    alternate(&mut ws_white, &mut ws_black, 0..10).await;
+    assert_eq!(ws_white.state["status"], "playing", "{}", ws_white.state);
     let left = ws_white.state["clock"]["white_ms"].as_i64().unwrap();
     assert!(
         left > 10_000,
@@ -663,4 +668,251 @@ async fn the_internal_address_serves_peers_only() {
     assert_eq!(create(Some(&secret), "203.0.113.1").await, 429);
     assert_eq!(create(Some(&secret), "203.0.113.2").await, 201);
     server.stop().await;
+}
+
+/// The bus carries no seat secret, and only the instances may speak on it. A client of the NATS
+/// server with its credentials, but not an instance, reads every message while two players, one
+/// on each instance, play over the bus; then its forged frame (a resignation), forged connect and
+/// replays of genuine messages change nothing. A client without the credentials is refused by
+/// the NATS server itself, and the instances connect with those in their URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
+    use std::sync::{Arc, Mutex};
+    let cluster = PgCluster::start();
+    let nats = Some(NatsServer::with_user("merels", "bus pass/word"));
+    let server = nats.as_ref().unwrap();
+    let without = tokio::time::timeout(Duration::from_secs(10), async_nats::connect(&server.bare))
+        .await
+        .expect("the NATS server answers");
+    assert!(without.is_err(), "a client without credentials is refused");
+    let spy =
+        async_nats::ConnectOptions::with_user_and_password("merels".into(), "bus pass/word".into())
+            .connect(&server.bare)
+            .await
+            .unwrap();
+    let mut subscription = spy.subscribe("merels.>").await.unwrap();
+    spy.flush().await.unwrap();
+    let heard: Arc<Mutex<Vec<async_nats::Message>>> = Arc::default();
+    let listening = {
+        use futures_util::StreamExt;
+        let heard = heard.clone();
+        tokio::spawn(async move {
+            while let Some(message) = subscription.next().await {
+                heard.lock().unwrap().push(message);
+            }
+        })
+    };
+
+    let [a, b] = two(&cluster, "sealed", Via::Bus, &nats, |_| {}).await;
+    let white = a.http().create("nine-mens-morris", "white").await;
+    let join = format!("/api/games/{}/join", white.id);
+    let (status, joined) = b.http().request("POST", &join, None, None).await;
+    assert_eq!(status, 200, "{joined}");
+    let black_secret = joined["secret"].as_str().unwrap().to_string();
+    let mut ws_white = a.ws(&white.id, Some(&white.secret)).await;
+    let mut ws_black = b.ws(&white.id, Some(&black_secret)).await;
+    assert_eq!(ws_black.hello["seat"], "black", "{}", ws_black.hello);
+    alternate(&mut ws_white, &mut ws_black, 0..4).await;
+    assert_eq!(metric(&b, "merels_relayed_total").await, 1.0);
+    let heard: Vec<_> = heard.lock().unwrap().clone();
+    for message in &heard {
+        let text = String::from_utf8_lossy(&message.payload);
+        for secret in [white.secret.as_str(), black_secret.as_str()] {
+            assert!(
+                !text.contains(secret),
+                "a seat secret on the bus, in {}: {text}",
+                message.subject
+            );
+        }
+    }
+    // What the spy learnt: the owner's connect subject, the edge's request, and the subject of
+    // the edge's records to the owner (Black's turns).
+    let connect = heard
+        .iter()
+        .find(|m| m.subject.ends_with(".connect"))
+        .expect("Black's connect crossed the bus")
+        .clone();
+    let ask: Value = serde_json::Deserializer::from_slice(&connect.payload)
+        .into_iter::<Value>()
+        .next()
+        .unwrap()
+        .unwrap();
+    let owner = connect.subject.trim_end_matches(".connect").to_string();
+    let records = format!("{owner}.from.{}", ask["edge"].as_str().unwrap());
+    let genuine: Vec<_> = heard.iter().filter(|m| *m.subject == *records).collect();
+    assert!(!genuine.is_empty(), "Black's turns crossed as {records}");
+    let conn = ask["conn"].as_u64().unwrap();
+    let version = ws_white.state["version"].clone();
+
+    // A forged resignation for Black's connection, bare and with a made-up seal.
+    let mut forged = vec![2u8, 0, 1];
+    forged.extend(conn.to_be_bytes());
+    let resign = br#"{"type":"resign"}"#;
+    forged.extend((resign.len() as u32).to_be_bytes());
+    forged.extend(resign);
+    spy.publish(records.clone(), forged.clone().into())
+        .await
+        .unwrap();
+    forged.extend([0u8; 40]);
+    spy.publish(records.clone(), forged.into()).await.unwrap();
+    // Genuine records again (Black's turns, and its sync), as they were.
+    for message in &genuine {
+        spy.publish(records.clone(), message.payload.clone())
+            .await
+            .unwrap();
+    }
+    // A forged connect (another connection, Black's seat by its secret or hash) and the genuine
+    // one again: neither is answered.
+    let mut other = ask.clone();
+    other["conn"] = json!(conn + 1000);
+    other["secret"] = json!(black_secret);
+    other["from"] = json!("203.0.113.9");
+    for payload in [
+        serde_json::to_vec(&other).unwrap().into(),
+        connect.payload.clone(),
+    ] {
+        let answer = tokio::time::timeout(
+            Duration::from_secs(2),
+            spy.request(connect.subject.clone(), payload),
+        )
+        .await;
+        assert!(
+            !matches!(answer, Ok(Ok(_))),
+            "a forged or replayed connect is not answered"
+        );
+    }
+    spy.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let state = a.http().state(&white.id).await;
+    assert_eq!(state["status"], "playing", "{state}");
+    assert_eq!(state["version"], version, "nothing changed: {state}");
+    assert_eq!(turns(&state).len(), 4);
+    let refused = metric(&a, "merels_bus_refused_total").await;
+    assert!(refused >= 4.0 + genuine.len() as f64, "{refused} refused");
+    // The game plays on, over the bus, as before.
+    alternate(&mut ws_white, &mut ws_black, 4..6).await;
+    listening.abort();
+    a.stop().await;
+    b.stop().await;
+}
+
+/// One address holding connections to the internal address cannot take the process offline:
+/// a server with few descriptors (`ulimit -n 400`) caps the unproven connections there by
+/// address, counts them in the one total with the public port's, and closes one whose request
+/// lacks the instances' secret at once; the public port and `/healthz` answer throughout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_held_on_the_internal_address_leave_the_public_one_serving() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpSocket, TcpStream};
+    let cluster = PgCluster::start();
+    let url = cluster.database("hold").await;
+    let dir = tempfile::tempdir().unwrap();
+    let addr = free_addr();
+    let child = std::process::Command::new("sh")
+        .args(["-c", "ulimit -n 400 && exec \"$0\" serve"])
+        .arg(env!("CARGO_BIN_EXE_merels"))
+        .current_dir(dir.path())
+        .env("MERELS_BIND", addr.to_string())
+        .env("DATABASE_URL", &url)
+        .env("MERELS_INTERNAL_BIND", "127.0.0.1:0")
+        .env("MERELS_TCP_CONNECTIONS_PER_IP", "64")
+        .env("MERELS_HEADER_TIMEOUT_SECS", "60")
+        .env("RUST_LOG", "error")
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Process { child, addr };
+    let client = reqwest::Client::new();
+    let ready = format!("{}/readyz", server.base());
+    crate::harness::eventually("the server answers", || {
+        crate::harness::answers(&client, &ready)
+    })
+    .await;
+    let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    let (internal,): (String,) = sqlx::query_as("SELECT address FROM instances")
+        .fetch_one(&mut db)
+        .await
+        .unwrap();
+    let internal: std::net::SocketAddr = internal.parse().unwrap();
+    let from = |host: [u8; 4], to: std::net::SocketAddr| async move {
+        let socket = TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::from((host, 0))).unwrap();
+        socket.connect(to).await.unwrap()
+    };
+    // One address holds 300 connections to the internal address, three others 150 to the public
+    // one: together past the descriptors the process has.
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        held.push(from([127, 0, 0, 1], internal).await);
+    }
+    let mut public = Vec::new();
+    for host in 2..5 {
+        for _ in 0..50 {
+            public.push(from([127, 0, 0, host], addr).await);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let probe = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 5]))
+        .timeout(Duration::from_secs(3))
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    for path in [
+        "/healthz",
+        "/readyz",
+        "/healthz",
+        "/api/games/nope",
+        "/healthz",
+    ] {
+        let answer = probe
+            .get(format!("{}{path}", server.base()))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path} answers while connections are held: {e}"));
+        let expected = if path.starts_with("/api") { 404 } else { 200 };
+        assert_eq!(answer.status().as_u16(), expected, "{path}");
+    }
+    // Past the cap, the internal address closed the held connections at once; the ones it kept
+    // are closed as soon as their request lacks the secret (long before the header timeout).
+    let open = futures_util::future::join_all(held.iter_mut().map(|tcp: &mut TcpStream| async {
+        let mut byte = [0u8; 1];
+        tokio::time::timeout(Duration::from_millis(500), tcp.read(&mut byte))
+            .await
+            .is_err()
+    }))
+    .await;
+    let kept: Vec<_> = held
+        .into_iter()
+        .zip(open)
+        .filter_map(|(tcp, open)| open.then_some(tcp))
+        .collect();
+    assert!(
+        !kept.is_empty() && kept.len() <= 64,
+        "{} of 300 held connections kept",
+        kept.len()
+    );
+    for mut tcp in kept {
+        tcp.write_all(b"GET /healthz HTTP/1.1\r\nHost: merels\r\n\r\n")
+            .await
+            .unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut answer))
+            .await
+            .expect("closed after the answer")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    }
+    let limits = server.http().request("GET", "/metrics", None, None).await;
+    assert_eq!(limits.0, 200);
+    let text = limits.1.as_str().unwrap_or_default().to_string();
+    assert!(
+        text.contains("internal_connections_per_address"),
+        "the refusals are counted"
+    );
+    drop(public);
+    drop(server);
 }

@@ -78,7 +78,8 @@ impl EdgeEntry {
 
 impl Relay {
     /// Connects a client of game `game`, which `owner` runs, through the bus: its room queues
-    /// `hello` and the state on `outbox` as for a socket of its own.
+    /// `hello` and the state on `outbox` as for a socket of its own. The seat `secret` the
+    /// client presented crosses as its hash.
     pub async fn connect(
         &self,
         owner: &Owner,
@@ -107,10 +108,13 @@ impl Relay {
             edge: inner.me.clone(),
             conn,
             game: game.to_string(),
-            secret,
+            seat: secret.as_deref().map(crate::rooms::secrets::hash),
             from,
         };
-        let payload = Bytes::from(serde_json::to_vec(&ask).unwrap_or_default());
+        let subject = format!("merels.{}.connect", owner.instance);
+        let payload = inner
+            .seal
+            .sealed(&subject, &serde_json::to_vec(&ask).unwrap_or_default());
         let unreachable = |e: &dyn std::fmt::Display| {
             tracing::warn!(error = %e, "the game's owner did not answer on the bus");
             ApiError::new(
@@ -118,21 +122,27 @@ impl Relay {
                 "the game's server did not answer: try again",
             )
         };
-        let request = inner
-            .client
-            .request(format!("merels.{}.connect", owner.instance), payload);
+        let request = inner.client.request(subject, payload);
         // An owner killed just as the request left never answers (nor does the bus say it has
         // no listener): the wait ends when this instance finds its lease lapsed.
         let answer = tokio::select! {
             answer = request => answer.map_err(|e| e.to_string()),
             () = gone.cancelled() => Err("the owner is gone (its lease ran out)".to_string()),
         };
+        // The answer is sealed for the reply's own subject (one of this instance's inboxes,
+        // used once): a forged one is refused as no answer.
+        let answer = answer.and_then(|reply| {
+            let opened = inner.seal.open(&reply.subject, reply.payload);
+            opened.map_err(|why| {
+                self.refused("connect answer", why);
+                why.to_string()
+            })
+        });
         let refusal = match answer {
-            Ok(reply) if reply.payload.is_empty() => None,
-            Ok(reply) => Some(
-                serde_json::from_slice::<ApiError>(&reply.payload)
-                    .unwrap_or_else(|e| unreachable(&e)),
-            ),
+            Ok((body, _)) if body.is_empty() => None,
+            Ok((body, _)) => {
+                Some(serde_json::from_slice::<ApiError>(&body).unwrap_or_else(|e| unreachable(&e)))
+            }
             Err(e) => Some(unreachable(&e)),
         };
         match refusal {

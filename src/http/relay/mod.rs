@@ -5,6 +5,10 @@
 //! for the connections of one edge crosses the bus once per change (see
 //! [`PeerQueue`]). Without a bus, [`forward`](super::forward) passes the socket itself on.
 //!
+//! Every message is sealed with the instances' key and numbered ([`seal`]): a client of the NATS
+//! server that is not an instance can neither forge one nor replay one, and no seat secret
+//! crosses the bus (a connect carries the seat's hash, which the owner's room compares).
+//!
 //! Subjects (instance ids are ids made at each start, so a restarted instance is a new peer):
 //! - `merels.{owner}.connect`: a request from an edge, answered once the owner's room has the
 //!   connection (an empty reply) or refuses it (an [`ApiError`] as JSON);
@@ -26,11 +30,13 @@
 
 mod edge;
 mod owner;
+mod seal;
 mod wire;
 
 pub use edge::EdgeConn;
 use edge::{EdgeEntry, Lane};
 use owner::Remote;
+use seal::{Refused, Seal, Window};
 
 use crate::http::error::ApiError;
 use crate::metrics::Metrics;
@@ -60,19 +66,23 @@ pub enum RelayError {
     /// The subscription for this instance's subjects failed.
     #[error("could not subscribe on the NATS server: {0}")]
     Subscribe(#[from] async_nats::SubscribeError),
+    /// The NATS URL does not parse.
+    #[error("the NATS URL is not one: {0}")]
+    Url(std::io::Error),
 }
 
 /// Marks a socket request for a game another instance owns, to be served here over the bus.
 #[derive(Debug, Clone)]
 pub struct RelayTo(pub Owner);
 
-/// An edge's request to the owner: serve this client of game `game`.
+/// An edge's request to the owner: serve this client of game `game`, who presented the seat
+/// secret whose hash is `seat` (the secret itself never crosses the bus).
 #[derive(Debug, Serialize, Deserialize)]
 struct ConnectAsk {
     edge: String,
     conn: u64,
     game: String,
-    secret: Option<String>,
+    seat: Option<String>,
     from: IpAddr,
 }
 
@@ -89,6 +99,10 @@ struct Inner {
     rooms: Rooms,
     metrics: Arc<Metrics>,
     next_conn: AtomicU64,
+    /// The instances' key, and the numbers of what this instance sends.
+    seal: Arc<Seal>,
+    /// The numbers each other instance has used, by its id (each start is a new id).
+    windows: Mutex<HashMap<String, Window>>,
     /// Connections served here whose game another instance owns, by number.
     edges: Mutex<HashMap<u64, EdgeEntry>>,
     /// Connections of other instances served by rooms here, by edge and number.
@@ -147,9 +161,11 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Relay {
-    /// Joins the bus at `url` as instance `me`, and serves its subjects until `stop`.
+    /// Joins the bus at `url` (with the credentials it names, if any) as instance `me`, sealing
+    /// what it sends with the instances' shared `secret`, and serves its subjects until `stop`.
     pub async fn start(
         url: &str,
+        secret: &str,
         rooms: Rooms,
         metrics: Arc<Metrics>,
         stop: CancellationToken,
@@ -160,6 +176,7 @@ impl Relay {
             .request_timeout(Some(Duration::from_secs(5)))
             // Edges and owners each drain one subscription: room for a burst of every game.
             .subscription_capacity(1 << 16);
+        let options = with_credentials(options, url)?;
         // Boxed: the library's connecting future is large, and awaited once.
         let client = Box::pin(options.connect(url)).await?;
         let mut subscription = client.subscribe(format!("merels.{me}.>")).await?;
@@ -170,6 +187,8 @@ impl Relay {
                 rooms,
                 metrics,
                 next_conn: AtomicU64::new(1),
+                seal: Arc::new(Seal::new(secret)),
+                windows: Mutex::default(),
                 edges: Mutex::default(),
                 remotes: Mutex::default(),
                 peers: Mutex::default(),
@@ -212,7 +231,11 @@ impl Relay {
         let Some(from) = rest.strip_prefix("from.") else {
             return;
         };
-        let Ok(records) = Record::read_all(message.payload.clone()) else {
+        let body = match self.open(&message.subject, message.payload.clone(), from) {
+            Ok(body) => body,
+            Err(why) => return self.refused("records", why),
+        };
+        let Ok(records) = Record::read_all(body) else {
             tracing::warn!(from, "a relay message that does not parse");
             return;
         };
@@ -236,9 +259,12 @@ impl Relay {
         };
         peers.insert(id.to_string(), peer.clone());
         let subject = format!("merels.{id}.from.{}", self.inner.me);
-        self.inner
-            .tasks
-            .spawn(pump(self.inner.client.clone(), subject, peer.clone()));
+        self.inner.tasks.spawn(pump(
+            self.inner.client.clone(),
+            self.inner.seal.clone(),
+            subject,
+            peer.clone(),
+        ));
         peer
     }
 
@@ -292,12 +318,54 @@ impl Relay {
     }
 }
 
+impl Relay {
+    /// The body of a message on `subject` from instance `sender`, if its seal holds and its
+    /// number is new.
+    fn open(&self, subject: &str, message: Bytes, sender: &str) -> Result<Bytes, Refused> {
+        let (body, seq) = self.inner.seal.open(subject, message)?;
+        let mut windows = lock(&self.inner.windows);
+        match windows.get_mut(sender) {
+            Some(window) => window.take(seq)?,
+            None => windows.entry(sender.to_string()).or_default().take(seq)?,
+        }
+        Ok(body)
+    }
+
+    /// Counts a refused message, and says so in the log (the first, then ever more rarely: a
+    /// flood of them does not flood the log).
+    fn refused(&self, what: &str, why: Refused) {
+        let n = self.inner.metrics.bus_refused.inc() + 1;
+        if n.is_power_of_two() {
+            tracing::warn!(what, %why, refused = n, "a message on the bus refused");
+        }
+    }
+}
+
+/// `options` with the credentials `url` names: `nats://user:password@host` or
+/// `nats://token@host` (percent-encoded as URLs are).
+fn with_credentials(
+    options: async_nats::ConnectOptions,
+    url: &str,
+) -> Result<async_nats::ConnectOptions, RelayError> {
+    let address: async_nats::ServerAddr = url.parse().map_err(RelayError::Url)?;
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    Ok(match (address.username(), address.password()) {
+        (Some(user), Some(password)) => options.user_and_password(decode(user), decode(password)),
+        (Some(token), None) => options.token(decode(token)),
+        _ => options,
+    })
+}
+
 /// How long a busy drain waits, after the first record, for others to join it.
 const LINGER: Duration = Duration::from_millis(5);
 
 /// Publishes what `peer` holds to `subject`, each batch in as few messages as fit, until the peer
 /// is cut (gone) or the bus refuses.
-async fn pump(client: async_nats::Client, subject: String, peer: Peer) {
+async fn pump(client: async_nats::Client, seal: Arc<Seal>, subject: String, peer: Peer) {
     let mut out = BytesMut::new();
     let mut last = tokio::time::Instant::now();
     loop {
@@ -316,6 +384,7 @@ async fn pump(client: async_nats::Client, subject: String, peer: Peer) {
         for (i, record) in batch.iter().enumerate() {
             record.write(&mut out);
             if out.len() >= wire::MESSAGE_BYTES || i + 1 == batch.len() {
+                seal.seal(&subject, &mut out);
                 let message = out.split().freeze();
                 if client.publish(subject.clone(), message).await.is_err() {
                     return;

@@ -3,7 +3,7 @@
 //! queues for it goes to that edge's queue, drained onto the bus.
 
 use super::wire::Record;
-use super::{ConnectAsk, Relay, lock};
+use super::{ConnectAsk, Relay, lock, seal};
 use crate::http::error::ApiError;
 use crate::http::ws::act;
 use crate::protocol::{ClientMessage, ErrorCode};
@@ -27,13 +27,25 @@ pub(super) enum Remote {
 
 impl Relay {
     /// An edge asks this instance, the game's owner, to take a connection into its room: the
-    /// answer (empty, or the refusal) goes to the request's reply subject.
+    /// answer (empty, or the refusal), sealed, goes to the request's reply subject. A request
+    /// that is not sealed with the instances' key, or that its edge sent before (a replay), is
+    /// refused unanswered.
     pub(super) fn asked(&self, message: async_nats::Message) {
         let inner = &self.inner;
         let Some(reply) = message.reply else { return };
-        let Ok(ask) = serde_json::from_slice::<ConnectAsk>(&message.payload) else {
+        let Ok((body, seq)) = inner.seal.open(&message.subject, message.payload.clone()) else {
+            return self.refused("connect", seal::Refused::Forged);
+        };
+        let Ok(ask) = serde_json::from_slice::<ConnectAsk>(&body) else {
             return;
         };
+        if let Err(why) = lock(&inner.windows)
+            .entry(ask.edge.clone())
+            .or_default()
+            .take(seq)
+        {
+            return self.refused("connect", why);
+        }
         let key = (ask.edge.clone(), ask.conn);
         lock(&inner.remotes).insert(key.clone(), Remote::Connecting { gone: false });
         let relay = self.clone();
@@ -43,6 +55,7 @@ impl Relay {
                 Ok(()) => Bytes::new(),
                 Err(e) => Bytes::from(serde_json::to_vec(&e).unwrap_or_default()),
             };
+            let answer = relay.inner.seal.sealed(&reply, &answer);
             let _ = relay.inner.client.publish(reply, answer).await;
         });
     }
@@ -101,7 +114,7 @@ impl Relay {
         let inner = &self.inner;
         let key = (ask.edge.clone(), ask.conn);
         let taken = async {
-            let seat = inner.rooms.seat_of(&ask.game, ask.secret).await?;
+            let seat = inner.rooms.seat_of_hash(&ask.game, ask.seat).await?;
             let outbox = Arc::new(Outbox::relayed(self.peer(&ask.edge).queue, ask.conn));
             let conn = inner
                 .rooms
