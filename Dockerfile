@@ -11,6 +11,7 @@ COPY bench bench
 COPY migrations migrations
 COPY variants variants
 COPY static static
+COPY fonts fonts
 ARG MERELS_COMMIT=unknown
 ENV MERELS_COMMIT=${MERELS_COMMIT}
 RUN cargo build --release --locked --bin merels \

@@ -14,6 +14,9 @@
 //!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause).
 //! - [`protocol`]: the typed, versioned messages between clients and the server: the whole state
 //!   of a game, and the bounded update every change sends.
+//! - [`picture`]: pictures of games drawn on the server (a position as PNG, a link preview, a
+//!   game as an animated GIF), pure: an SVG from the board's geometry, rendered with a bundled
+//!   font.
 //! - [`store`]: all SQL (SQLite or PostgreSQL), migrations, the group-commit writer, and which
 //!   instance owns which game (leases and epochs that fence every write).
 //! - [`rooms`]: one task per live game, owning it: a pure decision core and the shell that stores
@@ -42,6 +45,7 @@ pub mod config;
 pub mod engine;
 pub mod http;
 pub mod metrics;
+pub mod picture;
 pub mod protocol;
 pub mod rooms;
 pub mod rules;
@@ -67,6 +71,7 @@ mod layers {
         ("clock", &["rules"]),
         ("catalog", &["rules"]),
         ("protocol", &["rules", "clock", "catalog"]),
+        ("picture", &["rules", "catalog", "protocol"]),
         ("store", &["rules", "clock", "metrics"]),
         (
             "rooms",
@@ -78,7 +83,7 @@ mod layers {
             "http",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "engine",
+                "engine", "picture",
             ],
         ),
         (

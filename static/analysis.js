@@ -4,6 +4,7 @@
 // nothing here judges or parses a turn.
 
 import { Board, menAt, moved } from './board.js';
+import './pictures.js';
 
 const $ = (sel) => document.getElementById(sel);
 const data = JSON.parse($('analysis-data').textContent);

@@ -5,6 +5,7 @@
 // `update` that says where the game stands, merged in here.
 
 import { Board, menAt, moved } from './board.js';
+import './pictures.js';
 import { Chat } from './chat.js';
 import { Notifier } from './notify.js';
 

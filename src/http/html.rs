@@ -39,17 +39,45 @@ struct Layout<'a> {
     script: Option<&'a str>,
     version: &'static str,
     commit: &'static str,
+    preview: Option<&'a Preview>,
+}
+
+/// A page's link preview: what chat apps and forums show of a pasted link (`og:` and
+/// `twitter:` tags). Pages without one show the site's.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    /// The page's address, absolute.
+    pub url: String,
+    /// The sentence under the title.
+    pub description: String,
+    /// The picture's address, absolute.
+    pub image: String,
+    /// The picture's width and height in pixels.
+    pub size: (u32, u32),
+    /// The picture in words.
+    pub image_alt: String,
 }
 
 /// `main` (a page's markup) in the frame every page shares, with `script` (a module in
 /// `static/`) if the page has one.
 pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
+    layout_with(title, main, script, None)
+}
+
+/// [`layout`], with the page's own link preview.
+pub fn layout_with(
+    title: &str,
+    main: &str,
+    script: Option<&str>,
+    preview: Option<&Preview>,
+) -> Html<String> {
     Html(render(&Layout {
         title,
         main,
         script,
         version: env!("CARGO_PKG_VERSION"),
         commit: env!("MERELS_COMMIT"),
+        preview,
     }))
 }
 

@@ -10,6 +10,7 @@ pub mod budget;
 pub mod error;
 pub mod forward;
 mod html;
+pub mod images;
 pub mod limits;
 pub mod listen;
 mod pages;
@@ -51,6 +52,8 @@ pub struct Shared {
     /// The bus to the other instances, when one is configured: sockets are then served where
     /// they land.
     pub relay: Option<relay::Relay>,
+    /// The pictures of games drawn, and the drawing's limits.
+    pub images: images::Images,
 }
 
 impl AppState {
@@ -69,6 +72,7 @@ impl AppState {
             metrics,
             peers,
             relay,
+            images: images::Images::default(),
         }))
     }
 }
@@ -147,6 +151,10 @@ pub fn router(state: AppState) -> Router {
         .route("/g/{id}/record", get(api::record))
         .route("/g/{id}/analysis", get(pages::analysis))
         .route("/g/{id}/rematch", get(pages::rematch))
+        .route("/g/{id}/image.png", get(images::position))
+        .route("/g/{id}/preview.png", get(images::preview))
+        .route("/g/{id}/game.gif", get(images::gif))
+        .route("/variants/{slug}/image.png", get(images::variant))
         .route("/static/{*path}", get(assets::serve))
         .route("/healthz", get(api::healthz))
         .route("/readyz", get(api::readyz))

@@ -2,7 +2,9 @@
 //! (a shell that the thin client in `static/` brings to life). Pages read without JavaScript.
 
 use super::error::ApiError;
-use super::html::{Message, board_svg, layout, options_in_words, render, setup_form};
+use super::html::{
+    Message, Preview, board_svg, layout, layout_with, options_in_words, render, setup_form,
+};
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
@@ -233,6 +235,14 @@ pub async fn game(
     // The rules in force: the variant's page, and the options this table chose.
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
     let share = format!("{}/g/{id}", base_url(&app.config, &headers));
+    let (_, description) = super::images::preview_text(&app, &state);
+    let preview = Preview {
+        image: format!("{share}/preview.png?v={}", state.now.version),
+        image_alt: format!("{title}: the board after {} turns", state.turns.len()),
+        size: crate::picture::PREVIEW_SIZE,
+        url: share.clone(),
+        description,
+    };
     let page = GamePage {
         status: state.now.status.as_str(),
         you: match seat {
@@ -264,7 +274,12 @@ pub async fn game(
     // Host, without a public URL), so no shared cache may hand it to anyone else.
     (
         [(CACHE_CONTROL, "private, no-cache")],
-        layout(&format!("{title} · merels"), &main, Some("game.js")),
+        layout_with(
+            &format!("{title} · merels"),
+            &main,
+            Some("game.js"),
+            Some(&preview),
+        ),
     )
         .into_response()
 }

@@ -20,5 +20,6 @@ mod image;
 mod instances;
 mod limits;
 mod pages;
+mod pictures;
 mod store;
 mod ws;

@@ -1,0 +1,280 @@
+//! Pictures of games over HTTP, decoded as a client would: a position's PNG (its size, and the
+//! colour at each point's pixel against the man on it), a game's GIF (a frame per turn and the
+//! start), the link preview's tags and picture for a waiting, a playing and a finished game,
+//! the caching of a finished game's pictures, bad input, and that a preview bot's fetches take
+//! no seat and count as no spectator.
+
+use crate::harness::{Seat, TestServer};
+use merels::catalog::Catalog;
+use merels::picture::{GIF_BOARD, POSITION_SIZE, PREVIEW_SIZE, point_pixel};
+use merels::protocol::Geometry;
+use std::collections::BTreeMap;
+
+/// White's d7 closes a7-d7-g7 and removes a1.
+const TURNS: [&str; 11] = [
+    "c4", "f4", "f2", "b4", "d6", "f6", "a7", "a1", "g7", "c5", "d7xa1",
+];
+
+/// The colours of the light theme (`static/app.css`).
+const WHITE_MAN: [u8; 3] = [0xfb, 0xfa, 0xf6];
+const BLACK_MAN: [u8; 3] = [0x23, 0x20, 0x1c];
+const SPOT: [u8; 3] = [0x5b, 0x43, 0x26];
+
+fn geometry() -> Geometry {
+    let variant = Catalog::builtin()
+        .configure("nine-mens-morris", &BTreeMap::new())
+        .unwrap();
+    Geometry::of(variant.board())
+}
+
+/// A game of Nine Men's Morris with `turns` played, both seats.
+async fn played(server: &TestServer, turns: &[&str]) -> (Seat, Seat) {
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    for (i, turn) in turns.iter().enumerate() {
+        let seat = if i % 2 == 0 { &white } else { &black };
+        let (status, body) = http.play(seat, turn).await;
+        assert_eq!(status, 200, "{turn}: {body}");
+    }
+    (white, black)
+}
+
+async fn get(server: &TestServer, path: &str) -> reqwest::Response {
+    reqwest::get(format!("{}{path}", server.base))
+        .await
+        .unwrap()
+}
+
+fn header(res: &reqwest::Response, name: &str) -> String {
+    res.headers()
+        .get(name)
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+/// A PNG's width, height and RGB(A) pixels, with the samples per pixel.
+fn decode_png(bytes: &[u8]) -> (u32, u32, Vec<u8>, usize) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
+        .read_info()
+        .unwrap();
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    (info.width, info.height, buf, info.color_type.samples())
+}
+
+/// The colour at the centre of `point` in a position's PNG.
+fn colour_at(png: &(u32, u32, Vec<u8>, usize), point: &str, flipped: bool) -> [u8; 3] {
+    let geometry = geometry();
+    let p = geometry.points.iter().find(|p| p.name == point).unwrap();
+    let (x, y) = point_pixel(&geometry, p.x, p.y, flipped, png.0);
+    let at = (y as usize * png.0 as usize + x as usize) * png.3;
+    [png.2[at], png.2[at + 1], png.2[at + 2]]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_image_shows_each_man_and_a_finished_games_never_change() {
+    let server = TestServer::start().await;
+    let (white, _black) = played(&server, &TURNS).await;
+    let id = &white.id;
+
+    let res = get(&server, &format!("/g/{id}/image.png")).await;
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(header(&res, "content-type"), "image/png");
+    // In play, a takeback can still change what a ply shows: short-lived.
+    assert_eq!(header(&res, "cache-control"), "public, max-age=5");
+    let now = decode_png(&res.bytes().await.unwrap());
+    assert_eq!((now.0, now.1), (POSITION_SIZE, POSITION_SIZE));
+    assert_eq!(colour_at(&now, "c4", false), WHITE_MAN);
+    assert_eq!(colour_at(&now, "f4", false), BLACK_MAN);
+    assert_eq!(colour_at(&now, "d1", false), SPOT);
+    // Black's a1 was taken by the mill.
+    assert_eq!(colour_at(&now, "a1", false), SPOT);
+
+    // After two turns, from Black's side: c4 and f4 only.
+    let res = get(&server, &format!("/g/{id}/image.png?ply=2&flip=1")).await;
+    let early = decode_png(&res.bytes().await.unwrap());
+    assert_eq!(colour_at(&early, "c4", true), WHITE_MAN);
+    assert_eq!(colour_at(&early, "f4", true), BLACK_MAN);
+    assert_eq!(colour_at(&early, "f2", true), SPOT);
+    assert_eq!(colour_at(&early, "a1", true), SPOT);
+
+    let res = get(&server, &format!("/g/{id}/image.png?ply=2")).await;
+    let before = decode_png(&res.bytes().await.unwrap()).2;
+
+    // Over: every ply's picture is immutable, with a strong ETag that answers 304.
+    let (status, body) = server.http().resign(&white).await;
+    assert_eq!(status, 200, "{body}");
+    let path = format!("/g/{id}/image.png?ply=2");
+    let res = get(&server, &path).await;
+    assert_eq!(
+        header(&res, "cache-control"),
+        "public, max-age=31536000, immutable"
+    );
+    let etag = header(&res, "etag");
+    assert!(
+        etag.starts_with('"') && etag.len() > 10,
+        "a strong ETag: {etag}"
+    );
+    let again = reqwest::Client::new()
+        .get(format!("{}{path}", server.base))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status().as_u16(), 304);
+    assert_eq!(header(&again, "etag"), etag);
+    // Drawn again for the finished game, a ply is the same picture as during play.
+    assert_eq!(decode_png(&res.bytes().await.unwrap()).2, before);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_picture_requests_get_the_usual_errors() {
+    let server = TestServer::start().await;
+    let (white, _) = played(&server, &TURNS[..3]).await;
+    let id = &white.id;
+    for (path, status, code) in [
+        ("/g/nosuchgame/image.png".to_string(), 404, "not_found"),
+        ("/g/nosuchgame/game.gif".to_string(), 404, "not_found"),
+        ("/g/nosuchgame/preview.png".to_string(), 404, "not_found"),
+        (format!("/g/{id}/image.png?ply=4"), 404, "not_found"),
+        (format!("/g/{id}/image.png?ply=-1"), 400, "malformed"),
+        (format!("/g/{id}/image.png?theme=purple"), 400, "malformed"),
+        (format!("/g/{id}/game.gif?theme=purple"), 400, "malformed"),
+        (format!("/g/{id}/image.png?flip=maybe"), 400, "malformed"),
+        (
+            "/variants/no-such-morris/image.png".to_string(),
+            404,
+            "not_found",
+        ),
+    ] {
+        let res = get(&server, &path).await;
+        assert_eq!(res.status().as_u16(), status, "{path}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["error"], code, "{path}: {body}");
+    }
+    let res = get(&server, &format!("/g/{id}/image.png?ply=3&theme=dark")).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let res = get(&server, "/variants/twelve-mens-morris/image.png").await;
+    assert_eq!(res.status().as_u16(), 200);
+    let empty = decode_png(&res.bytes().await.unwrap());
+    assert_eq!((empty.0, empty.1), (POSITION_SIZE, POSITION_SIZE));
+}
+
+/// The frames of a GIF: (width, height) and the number of frames.
+fn gif_frames(bytes: &[u8]) -> ((u16, u16), usize) {
+    let mut decoder = gif::DecodeOptions::new()
+        .read_info(std::io::Cursor::new(bytes))
+        .unwrap();
+    let size = (decoder.width(), decoder.height());
+    let mut frames = 0;
+    while decoder.read_next_frame().unwrap().is_some() {
+        frames += 1;
+    }
+    (size, frames)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_games_gif_has_a_frame_per_turn_and_the_start() {
+    let server = TestServer::start().await;
+    let (white, black) = played(&server, &TURNS[..6]).await;
+    let res = get(&server, &format!("/g/{}/game.gif", white.id)).await;
+    assert_eq!(header(&res, "content-type"), "image/gif");
+    let (size, frames) = gif_frames(&res.bytes().await.unwrap());
+    assert_eq!(size.0, GIF_BOARD as u16);
+    assert_eq!(frames, 7);
+    // A turn later, the GIF has grown by a frame; over, it is made once and kept.
+    let http = server.http();
+    assert_eq!(http.play(&white, TURNS[6]).await.0, 200);
+    let res = get(&server, &format!("/g/{}/game.gif", white.id)).await;
+    assert_eq!(gif_frames(&res.bytes().await.unwrap()).1, 8);
+    assert_eq!(http.resign(&black).await.0, 200);
+    let res = get(&server, &format!("/g/{}/game.gif", white.id)).await;
+    assert_eq!(
+        header(&res, "cache-control"),
+        "public, max-age=31536000, immutable"
+    );
+    assert_eq!(gif_frames(&res.bytes().await.unwrap()).1, 8);
+}
+
+/// The `content` of the `<meta>` with this `property` or `name`.
+fn meta(html: &str, key: &str) -> String {
+    let needle = format!("=\"{key}\" content=\"");
+    let at = html
+        .find(&needle)
+        .unwrap_or_else(|| panic!("no {key} in {html}"));
+    let rest = &html[at + needle.len()..];
+    rest[..rest.find('"').unwrap()]
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// What a link preview bot does: the page and its picture, without cookies or scripts, as a
+/// crawler.
+async fn as_a_bot(server: &TestServer, id: &str) -> String {
+    let bot = reqwest::Client::builder()
+        .user_agent("facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)")
+        .build()
+        .unwrap();
+    let page = bot
+        .get(format!("{}/g/{id}", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.headers().get("set-cookie").is_none());
+    let html = page.text().await.unwrap();
+    let image = meta(&html, "og:image");
+    assert_eq!(meta(&html, "twitter:image"), image);
+    assert_eq!(meta(&html, "twitter:card"), "summary_large_image");
+    assert_eq!(meta(&html, "og:url"), format!("{}/g/{id}", server.base));
+    let res = bot.get(&image).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200, "{image}");
+    let picture = decode_png(&res.bytes().await.unwrap());
+    assert_eq!((picture.0, picture.1), PREVIEW_SIZE);
+    assert_eq!(meta(&html, "og:image:width"), "1200");
+    assert_eq!(
+        meta(&html, "og:description"),
+        meta(&html, "twitter:description")
+    );
+    meta(&html, "og:description")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn link_previews_invite_show_the_turn_and_the_result_and_take_no_seat() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http
+        .create_with(serde_json::json!({
+            "variant": "nine-mens-morris",
+            "options": {"flying": "on"},
+            "color": "white",
+            "clock": "5+3",
+        }))
+        .await;
+    let waiting = as_a_bot(&server, &white.id).await;
+    assert!(
+        waiting.starts_with("White invites you to play Nine Men's Morris, 5 min + 3 s."),
+        "{waiting}"
+    );
+    assert!(waiting.contains("Flying"), "{waiting}");
+    // The bot took no seat and watched nothing.
+    let state = http.state(&white.id).await;
+    assert_eq!(state["status"], "waiting", "{state}");
+    assert_eq!(state["seats"]["black"]["taken"], false);
+    assert_eq!(state["spectators"], 0);
+
+    let black = http.join(&white.id).await;
+    for (i, turn) in TURNS[..4].iter().enumerate() {
+        let seat = if i % 2 == 0 { &white } else { &black };
+        assert_eq!(http.play(seat, turn).await.0, 200);
+    }
+    let playing = as_a_bot(&server, &white.id).await;
+    assert_eq!(playing, "Live: Nine Men's Morris, 5 min + 3 s, turn 5.");
+    assert_eq!(http.state(&white.id).await["spectators"], 0);
+
+    assert_eq!(http.resign(&black).await.0, 200);
+    let finished = as_a_bot(&server, &white.id).await;
+    assert!(finished.starts_with("White wins ("), "{finished}");
+    assert!(finished.contains("after 4 turns"), "{finished}");
+}
