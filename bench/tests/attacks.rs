@@ -66,10 +66,15 @@ fn a_server_killed_while_played_keeps_every_promise() {
 }
 
 /// `hostile` at a small scale: bad frames of every kind, each answered, none changing the
-/// game they were sent to; a flood of idle connections while `/healthz` answers; a canary game
-/// playing on throughout; no panic.
+/// game they were sent to; a flood of idle connections while `/healthz` answers; a chat flood
+/// from one address; an analysis flood during a game against the computer; a canary game
+/// playing on throughout; no panic. Then connections held on an instance's internal address
+/// (on PostgreSQL, where it is opened) while `/healthz` answers.
 #[test]
 fn a_server_sent_every_kind_of_bad_input_answers_each_and_changes_nothing() {
+    let cluster = pg::PgCluster::start();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let database = runtime.block_on(cluster.database("hostile"));
     let out = bench(&[
         "hostile",
         "--frames",
@@ -78,6 +83,8 @@ fn a_server_sent_every_kind_of_bad_input_answers_each_and_changes_nothing() {
         "16",
         "--flood",
         "400",
+        "--database-url",
+        &database,
     ]);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -91,4 +98,8 @@ fn a_server_sent_every_kind_of_bad_input_answers_each_and_changes_nothing() {
     );
     assert!(said.contains("400 idle connections") && said.contains("0 panics, server alive"));
     assert!(said.contains("another address heard"), "{said}");
+    assert!(
+        said.contains("internal hold: 300 connections held") && said.ends_with("server alive\n"),
+        "{said}"
+    );
 }

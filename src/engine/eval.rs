@@ -191,12 +191,28 @@ fn side_score(variant: &Variant, pos: &Position, side: Color, weights: &Weights)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Catalog;
+    use crate::rules::{BoardSpec, MillEffect, Movement, Rules};
 
-    fn nine() -> std::sync::Arc<Variant> {
-        Catalog::builtin()
-            .configure("nine-mens-morris", &Default::default())
-            .expect("a variant")
+    /// Nine Men's Morris from its knobs (the engine's tests stay below the catalog).
+    fn nine() -> Variant {
+        let rules = Rules {
+            board: BoardSpec {
+                rings: 3,
+                midpoints: true,
+                diagonals: false,
+                centre: false,
+            },
+            men: 9,
+            movement: Movement::Adjacent,
+            flying: true,
+            place_or_slide: false,
+            mill: MillEffect::Remove,
+            full_board_draw: false,
+            no_move_back_into_mill: false,
+            quiet_plies_draw: None,
+            three_against_three_draw: None,
+        };
+        Variant::new("nine-mens-morris".into(), rules, Default::default()).expect("a variant")
     }
 
     fn score(variant: &Variant, position: &str, weights: &Weights) -> i32 {
