@@ -456,8 +456,15 @@ async fn analysis_flood(addr: SocketAddr, full: bool) -> Result<(), String> {
     };
     let (mut replies, mut game) = (0, state(addr, id).await?);
     let mut four_replies_left = None;
-    while game["status"] == "playing" && (full || replies < 4) {
+    while game["status"] == "playing" {
         if game["to_move"] == "white" {
+            // Back to White: the computer has answered each of the person's turns so far.
+            if replies == 4 && four_replies_left.is_none() {
+                four_replies_left = game["clock"]["black_ms"].as_i64();
+                if !full {
+                    break;
+                }
+            }
             let legal = game["legal"].as_array().cloned().unwrap_or_default();
             let turn = legal.first().ok_or("no legal turn")?;
             let path = format!("/api/games/{id}/move");
@@ -467,9 +474,6 @@ async fn analysis_flood(addr: SocketAddr, full: bool) -> Result<(), String> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
         game = state(addr, id).await?;
-        if replies == 4 && game["to_move"] == "white" && four_replies_left.is_none() {
-            four_replies_left = game["clock"]["black_ms"].as_i64();
-        }
     }
     stop.store(true, Ordering::Relaxed);
     let (sent, capped) = flood.await.map_err(|e| e.to_string())?;

@@ -419,13 +419,27 @@ async fn moves_on(via: Via) {
     let black = a.http().join(&white.id).await;
     assert_eq!(a.http().play(&white, "a1").await.0, 200);
 
-    // A's room idles out and gives the game up; B, asked next, takes it.
+    // A's room idles out and gives the game up; B, asked next, takes it. (The room leaves
+    // memory first and writes the release after: the test waits for the store to say it.)
     let http = a.http();
     crate::harness::eventually("A's room leaves memory", || async {
         metric(&a, "merels_games_in_memory").await == 0.0
     })
     .await;
     drop(http);
+    let url = cluster.url("moves");
+    crate::harness::eventually("A gives the game up in the store", || async {
+        let mut db = <sqlx::PgConnection as sqlx::Connection>::connect(&url)
+            .await
+            .unwrap();
+        let (owner,): (Option<String>,) = sqlx::query_as("SELECT owner FROM games WHERE id = $1")
+            .bind(&white.id)
+            .fetch_one(&mut db)
+            .await
+            .unwrap();
+        owner.is_none()
+    })
+    .await;
     assert_eq!(b.http().play(&black, "e5").await.0, 200);
     assert_eq!(metric(&b, "merels_games_taken_total").await, 1.0);
     // Now A forwards to B.
