@@ -14,8 +14,9 @@ impl Table {
         let plies = self.game.turns().len();
         let to_move = self.game.to_move();
         let on = self.status == Status::Playing;
+        let held = self.computer_held_since;
         let left = if on {
-            clock.left_at(now, plies, to_move)
+            clock.left_at(held.unwrap_or(now), plies, to_move)
         } else {
             clock.left
         };
@@ -26,9 +27,29 @@ impl Table {
         Some(ClockView {
             white_ms: left[Color::White.index()],
             black_ms: left[Color::Black.index()],
-            running: (on && clock.runs(plies)).then_some(to_move),
+            running: (on && held.is_none() && clock.runs(plies)).then_some(to_move),
             first_move_ms,
         })
+    }
+
+    /// Holds the clock of the computer, to move, from `now`: it waits for an engine thread.
+    pub fn hold_computer_clock(&mut self, now: i64) {
+        self.computer_held_since = Some(now);
+    }
+
+    /// Credits the computer with the time its clock was held up to `now` (the turn began that
+    /// much later), and holds it on from `now` if `still`, else lets it run. Done before
+    /// anything is decided, so that no decision charges a held clock.
+    pub fn credit_held_clock(&mut self, now: i64, still: bool) {
+        let Some(from) = self.computer_held_since.take() else {
+            return;
+        };
+        if let Some(clock) = &mut self.clock {
+            clock.since += (now - from).max(0);
+        }
+        if still {
+            self.computer_held_since = Some(now);
+        }
     }
 
     /// Who may claim the game at `now`, and in how long.
@@ -41,7 +62,7 @@ impl Table {
 
     /// When the turn under way runs out, and what happens then; `None` unless a timed game is on.
     pub fn deadline(&self) -> Option<(i64, Expiry)> {
-        if self.status != Status::Playing {
+        if self.status != Status::Playing || self.computer_held_since.is_some() {
             return None;
         }
         self.clock?

@@ -92,6 +92,8 @@ pub(super) enum Command {
         level: crate::engine::Level,
         reply: Reply<()>,
     },
+    /// The computer has an engine thread for the game at `version`: its clock runs again.
+    ComputerStarted { version: u64 },
     /// The computer's turn, thought for the game at `version`: dropped if the game has moved on.
     ComputerTurn {
         version: u64,
@@ -118,7 +120,9 @@ impl Command {
             Command::Abandon { reply } => drop(reply.send(Err(e))),
             Command::SeatComputer { reply, .. } => drop(reply.send(Err(e))),
             Command::Say { outbox, .. } => Answer::Queue(outbox).refuse(e, None),
-            Command::ComputerTurn { .. } | Command::Hear { .. } => {}
+            Command::ComputerStarted { .. }
+            | Command::ComputerTurn { .. }
+            | Command::Hear { .. } => {}
         }
     }
 }

@@ -271,6 +271,9 @@ impl Computer {
             });
             let deadline = tokio::time::sleep(job.budget);
             tokio::pin!(deadline);
+            // The room held the computer's clock while it waited for this thread.
+            let started_for = Box::new(Command::ComputerStarted { version });
+            let _ = rooms.tell(&id, started_for).await;
             let choice = loop {
                 tokio::select! {
                     done = &mut thinking => break done,
@@ -472,10 +475,13 @@ impl Room {
             .computer
             .think(rooms, table.id.clone(), table.version, job, stop.clone());
         self.thinking = Some((table.version, stop));
+        // Until a thread is the computer's, its clock waits with it.
+        self.table.hold_computer_clock(room_ms());
     }
 
-    /// Stops the computer's search, if one runs.
+    /// Stops the computer's search, if one runs, and lets its clock run.
     pub(super) fn stop_thinking(&mut self) {
+        self.table.credit_held_clock(room_ms(), false);
         if let Some((_, stop)) = self.thinking.take() {
             stop.store(true, Ordering::Relaxed);
         }

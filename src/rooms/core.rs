@@ -49,6 +49,9 @@ pub(super) struct Table {
     /// When the game ended (rooms' time, ms; set by the shell as it applies the end, or the
     /// stored game's last change); `None` while it goes on.
     pub ended_at: Option<i64>,
+    /// Since when the computer, to move, has waited for the engine thread it was promised
+    /// (rooms' time): its clock is held meanwhile. Not stored: a room that restarts charges it.
+    pub computer_held_since: Option<i64>,
 }
 
 /// What a room is asked to decide. The seat has been found from the actor already.

@@ -134,5 +134,6 @@ pub(super) fn table_from(
         rematch_offer: row.rematch_offer.as_deref().and_then(Color::parse),
         rematch: row.rematch_id.clone(),
         ended_at: (status == Status::Finished).then_some(row.updated_at),
+        computer_held_since: None,
     })
 }

@@ -246,7 +246,9 @@ impl Room {
     }
 
     async fn handle(&mut self, rooms: &Rooms, cmd: Command) {
-        // Time first: whatever is asked, a deadline that has passed has ended the game.
+        // Time first: the computer is not charged for waiting for a thread, and whatever is
+        // asked, a deadline that has passed has ended the game.
+        self.table.credit_held_clock(room_ms(), true);
         self.settle_time(rooms).await;
         match cmd {
             Command::Act {
@@ -353,6 +355,11 @@ impl Room {
                     Err(e) => Err(e),
                 };
                 let _ = reply.send(result);
+            }
+            Command::ComputerStarted { version } => {
+                if self.thinking.as_ref().is_some_and(|(v, _)| *v == version) {
+                    self.table.credit_held_clock(room_ms(), false);
+                }
             }
             Command::ComputerTurn {
                 version,

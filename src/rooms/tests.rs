@@ -33,6 +33,7 @@ fn table(control: TimeControl) -> Table {
         rematch_offer: None,
         rematch: None,
         ended_at: None,
+        computer_held_since: None,
     }
 }
 
@@ -320,4 +321,30 @@ fn nobody_may_claim_a_win_from_the_computer_which_is_never_gone() {
     // The human, gone on their own turn, may be claimed against as ever.
     act(&mut table, turn(Color::White, "a5"), T0).unwrap();
     assert_eq!(table.claim_from(), Some((Color::White, T0 + 30_000)));
+}
+
+#[test]
+fn the_computers_clock_is_held_while_it_waits_for_a_thread() {
+    let mut table = table(TimeControl::parse("1+0").unwrap());
+    table.seats[Color::Black.index()] = Some(super::seat_marker(crate::engine::Level::MAX));
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    act(&mut table, turn(Color::Black, "b2"), T0).unwrap();
+    act(&mut table, turn(Color::White, "a3"), T0).unwrap();
+    // The computer, to move with 60 s, waits 100 s for a thread: no flag falls meanwhile, and
+    // its clock stands still for everyone.
+    table.hold_computer_clock(T0 + 1_000);
+    assert_eq!(table.deadline(), None);
+    assert!(table.decide(Ask::Expire, T0 + 101_000).unwrap().is_none());
+    let view = table.clock_view(T0 + 101_000).unwrap();
+    assert_eq!((view.black_ms, view.running), (59_000, None));
+    // A command in the meantime credits the wait so far; the hold goes on.
+    table.credit_held_clock(T0 + 50_000, true);
+    assert_eq!(table.clock_view(T0 + 101_000).unwrap().black_ms, 59_000);
+    // The thread is the computer's at 101 s: its clock runs from where it stood.
+    table.credit_held_clock(T0 + 101_000, false);
+    let view = table.clock_view(T0 + 102_000).unwrap();
+    assert_eq!((view.black_ms, view.running), (58_000, Some(Color::Black)));
+    assert_eq!(table.deadline().map(|(at, _)| at), Some(T0 + 160_000));
+    act(&mut table, turn(Color::Black, "b3"), T0 + 103_000).unwrap();
+    assert_eq!(table.clock.unwrap().left[Color::Black.index()], 57_000);
 }

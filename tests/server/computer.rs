@@ -336,6 +336,55 @@ async fn finished_game(http: &Http) -> String {
     white.id
 }
 
+/// With one engine thread, a computer whose turn comes while two other games' computers think
+/// (level 6: three million nodes each) waits for the thread: its clock is held meanwhile, and
+/// charged only for its own thinking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computers_clock_stands_while_it_waits_for_a_thread() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let create = |clock: &str| {
+        json!({
+            "variant": "nine-mens-morris",
+            "color": "white",
+            "clock": clock,
+            "computer": 6,
+        })
+    };
+    let slow = [
+        http.create_with(create("untimed")).await,
+        http.create_with(create("untimed")).await,
+    ];
+    let timed = http.create_with(create("0.25+0")).await;
+    // The first two turns of the timed game: its clocks run from the next.
+    let state = http.state(&timed.id).await;
+    assert_eq!(http.play(&timed, &eager_turn(&state)).await.0, 200);
+    let state = my_turn_or_end(&http, &timed).await;
+
+    // The untimed games' computers take the thread, one after the other...
+    for seat in &slow {
+        let slow_state = http.state(&seat.id).await;
+        assert_eq!(http.play(seat, &eager_turn(&slow_state)).await.0, 200);
+    }
+    // ...while the timed game's computer has 15 s and a reply to make.
+    let asked = std::time::Instant::now();
+    assert_eq!(http.play(&timed, &eager_turn(&state)).await.0, 200);
+    let state = my_turn_or_end(&http, &timed).await;
+    let waited = asked.elapsed();
+    assert_eq!(state["status"], "playing", "{state}");
+    assert!(
+        waited > std::time::Duration::from_secs(2),
+        "the computer did not wait for its thread ({waited:?}): the test shows nothing"
+    );
+    // It thinks for a thirtieth of its time at most, half a second; some slack for the trips.
+    let charged = 15_000 - state["clock"]["black_ms"].as_i64().unwrap();
+    assert!(
+        charged < 1_000,
+        "the computer was charged {charged} ms for a reply it waited {waited:?} for"
+    );
+    server.stop().await;
+}
+
 /// One address floods both analysis endpoints, thirty requests at a time, wave after wave,
 /// while a person plays a 15-second game against level 6 (the computer has one engine thread):
 /// the computer keeps its time and wins none of it less, the flood is capped, and a finished
