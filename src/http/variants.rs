@@ -3,12 +3,13 @@
 //! derived from the rule knobs (never typed), with the table setup to start a game.
 
 use super::AppState;
-use super::html::{Message, board_svg, escape, layout, render, setup_form};
+use super::base_url;
+use super::html::{Message, Preview, board_svg, escape, layout_with, render, setup_form};
 use crate::catalog::{Catalog, VariantInfo};
 use crate::rules::board::points;
 use crate::rules::{Board, MillEffect, Movement, Variant};
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::BTreeMap;
 
@@ -230,8 +231,12 @@ fn diagram(line: &str, catalog: &Catalog) -> Option<String> {
     ))
 }
 
-/// `GET /variants/{slug}`.
-pub async fn page(State(app): State<AppState>, Path(slug): Path<String>) -> Response {
+/// `GET /variants/{slug}`, with a link preview of the variant's board.
+pub async fn page(
+    State(app): State<AppState>,
+    Path(slug): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let catalog = app.rooms.catalog();
     let Ok(info) = catalog.get(&slug) else {
         let message = Message {
@@ -241,7 +246,20 @@ pub async fn page(State(app): State<AppState>, Path(slug): Path<String>) -> Resp
         };
         return message.page(StatusCode::NOT_FOUND);
     };
-    render_page(catalog, info).into_response()
+    let url = format!(
+        "{}/variants/{}",
+        base_url(&app.config, &headers),
+        info.slug()
+    );
+    let size = crate::picture::POSITION_SIZE;
+    let preview = Preview {
+        image: format!("{url}/image.png"),
+        image_alt: format!("The board of {}", info.title),
+        size: (size, size),
+        description: info.summary.clone(),
+        url,
+    };
+    render_page(catalog, info, &preview).into_response()
 }
 
 /// A variant's page (`static/variant.html`).
@@ -259,7 +277,7 @@ struct VariantPage<'a> {
     form: String,
 }
 
-fn render_page(catalog: &Catalog, info: &VariantInfo) -> Html<String> {
+fn render_page(catalog: &Catalog, info: &VariantInfo, preview: &Preview) -> Html<String> {
     // The page already has the title as its heading; a body that repeats it drops the repeat.
     let repeat = format!("## {}", info.title);
     let body = info.body.trim_start();
@@ -276,7 +294,8 @@ fn render_page(catalog: &Catalog, info: &VariantInfo) -> Html<String> {
         changes,
         form: setup_form(info),
     });
-    layout(&format!("{} · merels", info.title), &main, None)
+    let title = format!("{} · merels", info.title);
+    layout_with(&title, &main, None, Some(preview))
 }
 
 fn family_name(catalog: &Catalog, info: &VariantInfo) -> String {

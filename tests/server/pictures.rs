@@ -277,4 +277,72 @@ async fn link_previews_invite_show_the_turn_and_the_result_and_take_no_seat() {
     let finished = as_a_bot(&server, &white.id).await;
     assert!(finished.starts_with("White wins ("), "{finished}");
     assert!(finished.contains("after 4 turns"), "{finished}");
+
+    // A variant's page previews as its board, under its summary.
+    let page = reqwest::get(format!("{}/variants/lasker-morris", server.base))
+        .await
+        .unwrap();
+    let html = page.text().await.unwrap();
+    let url = format!("{}/variants/lasker-morris", server.base);
+    assert_eq!(meta(&html, "og:url"), url);
+    assert_eq!(meta(&html, "og:image"), format!("{url}/image.png"));
+    assert!(meta(&html, "og:description").len() > 20, "{html}");
+    let res = reqwest::get(format!("{url}/image.png")).await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    let board = decode_png(&res.bytes().await.unwrap());
+    assert_eq!(meta(&html, "og:image:width"), board.0.to_string());
+}
+
+/// One address may have two pictures drawn at once: a burst of asks for pictures not yet drawn
+/// gets the rest refused, 429 with the usual error; one at a time, every one is drawn; and
+/// another address is served meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_has_two_pictures_drawn_at_once() {
+    let server = TestServer::start().await;
+    let (white, _) = played(&server, &TURNS).await;
+    let url = |ply: usize, theme: &str| {
+        format!(
+            "{}/g/{}/image.png?ply={ply}&theme={theme}",
+            server.base, white.id
+        )
+    };
+    let client = reqwest::Client::new();
+    let burst: Vec<_> = (0..=TURNS.len())
+        .map(|ply| tokio::spawn(client.get(url(ply, "light")).send()))
+        .collect();
+    let (mut drawn, mut refused) = (0, 0);
+    for ask in burst {
+        let res = ask.await.unwrap().unwrap();
+        match res.status().as_u16() {
+            200 => drawn += 1,
+            429 => {
+                let body: serde_json::Value = res.json().await.unwrap();
+                assert_eq!(body["error"], "rate_limited", "{body}");
+                refused += 1;
+            }
+            other => panic!("a picture was answered {other}"),
+        }
+    }
+    assert!(
+        drawn >= 2 && refused >= 1,
+        "{drawn} drawn, {refused} refused"
+    );
+    // Another address is drawn for while this one is at its cap.
+    let other = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .unwrap();
+    let hold: Vec<_> = (0..2)
+        .map(|ply| tokio::spawn(client.get(url(ply, "dark")).send()))
+        .collect();
+    let res = other.get(url(5, "dark")).send().await.unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    for ask in hold {
+        assert_eq!(ask.await.unwrap().unwrap().status().as_u16(), 200);
+    }
+    for ply in 0..=TURNS.len() {
+        let res = client.get(url(ply, "light")).send().await.unwrap();
+        assert_eq!(res.status().as_u16(), 200, "ply {ply} one at a time");
+    }
+    server.stop().await;
 }
