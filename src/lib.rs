@@ -11,7 +11,9 @@
 //!   the small boards (retrograde analysis) and an alpha-beta search for the big ones.
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
 //! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules; [`time`]:
-//!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause).
+//!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause);
+//!   [`threads`]: pools of threads at the lowest CPU priority, for work that must never take the
+//!   CPU from the games (the computer's searches, analyses, pictures).
 //! - [`protocol`]: the typed, versioned messages between clients and the server: the whole state
 //!   of a game, and the bounded update every change sends.
 //! - [`picture`]: pictures of games drawn on the server (a position as PNG, a link preview, a
@@ -51,6 +53,7 @@ pub mod rooms;
 pub mod rules;
 pub mod server;
 pub mod store;
+pub mod threads;
 pub mod time;
 
 #[cfg(test)]
@@ -67,6 +70,7 @@ mod layers {
         ("engine", &["rules"]),
         ("metrics", &[]),
         ("time", &[]),
+        ("threads", &[]),
         ("config", &[]),
         ("clock", &["rules"]),
         ("catalog", &["rules"]),
@@ -77,13 +81,14 @@ mod layers {
             "rooms",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "time", "engine",
+                "threads",
             ],
         ),
         (
             "http",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "engine", "picture",
+                "engine", "picture", "threads",
             ],
         ),
         (

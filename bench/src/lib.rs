@@ -23,6 +23,7 @@ pub mod chaos;
 mod child;
 pub mod cli;
 pub mod hostile;
+mod images;
 mod report;
 mod workload;
 
@@ -105,6 +106,10 @@ pub struct BenchArgs {
     /// shows fewer turns per second.
     #[arg(long, default_value_t = 0)]
     pub rate: u32,
+    /// Clients asking merels for pictures of the games being played, each from a loopback
+    /// address of its own, as fast as they are answered (none on the bare server).
+    #[arg(long, default_value_t = 0)]
+    pub image_clients: usize,
 }
 
 /// Which database.
@@ -190,6 +195,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         computer_games: args.computer_games,
         computer_level: args.computer_level,
         engine_threads: args.engine_threads,
+        image_clients: args.image_clients,
         ratio_turns_per_s: ratio(merels.turns_per_s, bare.turns_per_s),
         ratio_cpu_per_turn: ratio(bare.cpu_us_per_turn, merels.cpu_us_per_turn),
         merels,
@@ -505,6 +511,13 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
             )));
         }
     }
+    let flood = Arc::new(images::Flood::default());
+    if let Kind::Merels(_) = kind {
+        for n in 0..args.image_clients {
+            let (addrs, shared, flood) = (addrs.clone(), shared.clone(), flood.clone());
+            tables.push(tokio::spawn(images::client(n, addrs, shared, flood)));
+        }
+    }
     // Warm up until the games have ended once on average. Every table starts at once, so the
     // first games end in a wave; a window that caught more or less of it would weigh the
     // replacing of games more or less, and the two servers differently.
@@ -551,6 +564,9 @@ async fn measure(args: &BenchArgs, kind: Kind, bare_plies: &str) -> Result<Sampl
         errors: shared.errors.load(Ordering::Relaxed) + computer.errors.load(Ordering::Relaxed),
         rss,
         idle_per_client,
+        images_drawn: flood.drawn.load(Ordering::Relaxed),
+        images_refused: flood.refused.load(Ordering::Relaxed),
+        images_failed: flood.failed.load(Ordering::Relaxed),
     })
 }
 
@@ -587,6 +603,9 @@ mod tests {
             errors: 1,
             rss: turns * 10,
             idle_per_client: turns,
+            images_drawn: 0,
+            images_refused: 0,
+            images_failed: 0,
         }
     }
 

@@ -33,6 +33,12 @@ pub struct Figures {
     pub turns_per_game: f64,
     /// Turns per second in the games against the computer (the computer's and its opponent's).
     pub computer_game_turns_per_s: f64,
+    /// Pictures the flood was answered per second (`--image-clients`).
+    pub images_per_s: f64,
+    /// Of the flood's asks, refused (429) per second.
+    pub images_refused_per_s: f64,
+    /// Of the flood's asks, failed otherwise.
+    pub images_failed: u64,
 }
 
 /// What one measurement of one server collected.
@@ -48,6 +54,9 @@ pub(super) struct Sample {
     pub(super) errors: u64,
     pub(super) rss: u64,
     pub(super) idle_per_client: u64,
+    pub(super) images_drawn: u64,
+    pub(super) images_refused: u64,
+    pub(super) images_failed: u64,
 }
 
 impl Figures {
@@ -61,6 +70,9 @@ impl Figures {
         let computer_turns = samples.iter().map(|s| s.computer_game_turns).sum::<u64>() as f64;
         let cpu = samples.iter().map(|s| s.cpu_seconds).sum::<f64>() / seconds.max(1e-9);
         let errors = samples.iter().map(|s| s.errors).sum();
+        let images = samples.iter().map(|s| s.images_drawn).sum::<u64>() as f64;
+        let refused = samples.iter().map(|s| s.images_refused).sum::<u64>() as f64;
+        let images_failed = samples.iter().map(|s| s.images_failed).sum();
         let server_rss_bytes = samples.iter().map(|s| s.rss).max().unwrap_or(0);
         let idle_bytes_per_client = samples.iter().map(|s| s.idle_per_client).max().unwrap_or(0);
         let mut lat: Vec<u32> = samples.into_iter().flat_map(|s| s.latencies_us).collect();
@@ -85,6 +97,9 @@ impl Figures {
             samples: lat.len(),
             turns_per_game: ratio(total_turns, ended),
             computer_game_turns_per_s: computer_turns / seconds.max(1e-9),
+            images_per_s: images / seconds.max(1e-9),
+            images_refused_per_s: refused / seconds.max(1e-9),
+            images_failed,
         }
     }
 }
@@ -117,6 +132,8 @@ pub struct Report {
     pub computer_level: u8,
     /// merels's engine threads.
     pub engine_threads: usize,
+    /// Clients asking merels for pictures meanwhile.
+    pub image_clients: usize,
     /// merels.
     pub merels: Figures,
     /// The bare broadcast server.
@@ -166,6 +183,16 @@ pub(super) fn print_table(r: &Report) {
             r.computer_level,
             r.engine_threads,
             r.merels.computer_game_turns_per_s
+        );
+    }
+    if r.image_clients > 0 {
+        println!(
+            "merels also draws pictures for {} clients: {:.1} pictures/s, {:.1} asks/s refused \
+             (429), {} failed",
+            r.image_clients,
+            r.merels.images_per_s,
+            r.merels.images_refused_per_s,
+            r.merels.images_failed
         );
     }
     println!(

@@ -203,6 +203,21 @@ pub struct Shared {
     pub by_game: bool,
     /// Holds all players together to a rate of turns, if set.
     pub pace: Option<Pace>,
+    /// The games begun last, newest at the end (for the picture flood).
+    pub live: Mutex<std::collections::VecDeque<String>>,
+}
+
+/// How many of the games begun last [`Shared::live`] keeps.
+const LIVE_KEPT: usize = 1024;
+
+impl Shared {
+    /// One of the games begun last, picked by `n`: most are still being played.
+    pub fn some_live_game(&self, n: usize) -> Option<String> {
+        let live = self.live.lock().unwrap();
+        // The newer half: the older ones have more likely ended.
+        let newer = live.len().div_ceil(2);
+        (newer > 0).then(|| live[live.len() - 1 - n % newer].clone())
+    }
 }
 
 /// A rate of turns shared by every player: each turn takes the next free slot, one every
@@ -300,6 +315,13 @@ async fn game(
         return Err(format!("create: {status}"));
     }
     let id = created["id"].as_str().ok_or("no id")?.to_string();
+    {
+        let mut live = shared.live.lock().unwrap();
+        live.push_back(id.clone());
+        if live.len() > LIVE_KEPT {
+            live.pop_front();
+        }
+    }
     // A seat's secret, and where to open its socket: where the answer says (the game's own
     // server), or else where this seat's requests go.
     let seat = |answer: &Value, i: usize| {

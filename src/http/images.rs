@@ -2,9 +2,9 @@
 //! (`GET /g/{id}/preview.png`), the whole game as a GIF (`GET /g/{id}/game.gif`) and a variant's
 //! empty board (`GET /variants/{slug}/image.png`); and the words of a game's link preview.
 //!
-//! Drawing is [`crate::picture`]'s, on blocking threads: a few at once (half the cores), at most
-//! [`PER_ADDRESS`] for one address, so that a flood of image requests never takes the runtime
-//! from the rooms. What is drawn is kept in a bounded cache, keyed by the game's version, so a
+//! Drawing is [`crate::picture`]'s, on threads of its own at the lowest CPU priority
+//! ([`crate::threads`]): a few at once (half the cores), at most [`PER_ADDRESS`] for one
+//! address, so that a flood of image requests never takes the CPU from the rooms. What is drawn is kept in a bounded cache, keyed by the game's version, so a
 //! picture is never stale. A finished game's pictures never change: a strong ETag and a year's
 //! `immutable` Cache-Control; a game in play's are short-lived.
 
@@ -14,6 +14,7 @@ use super::limits::ClientIp;
 use crate::picture::{Look, Theme, View};
 use crate::protocol::{ErrorCode, GameState, Geometry, Status};
 use crate::rooms::RoomError;
+use crate::threads::Threads;
 use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, StatusCode};
@@ -92,10 +93,13 @@ impl Cache {
     }
 }
 
-/// The drawing's shared state: the cache, the threads' permits and who draws now.
+/// The drawing's shared state: the cache, the threads, their permits and who draws now.
 #[derive(Debug)]
 pub struct Images {
     cache: Mutex<Cache>,
+    threads: Threads,
+    /// One a thread: a picture waits here, not in the threads' queue, so that one whose
+    /// request has gone is never drawn.
     permits: Semaphore,
     drawing: Mutex<HashMap<IpAddr, u32>>,
 }
@@ -103,9 +107,11 @@ pub struct Images {
 impl Default for Images {
     fn default() -> Images {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = (cores / 2).max(1);
         Images {
             cache: Mutex::new(Cache::default()),
-            permits: Semaphore::new((cores / 2).max(1)),
+            threads: Threads::start("merels-draw", threads),
+            permits: Semaphore::new(threads),
             drawing: Mutex::new(HashMap::new()),
         }
     }
@@ -165,9 +171,11 @@ impl Images {
             self.permits.acquire().await.map_err(|_| {
                 ApiError::new(ErrorCode::Unavailable, "the server is shutting down")
             })?;
-        let bytes = tokio::task::spawn_blocking(draw)
+        let bytes = self
+            .threads
+            .run(draw)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|_| "the drawing panicked".to_string())
             .and_then(|drawn| drawn.map_err(|e| e.to_string()))
             .map_err(|e| {
                 tracing::error!(error = %e, "a picture could not be drawn");

@@ -1,7 +1,7 @@
 //! The computer as a player: a seat held by a level instead of a secret, and the thinking that
 //! plays it; and the analyses of games.
 //!
-//! The engine thinks on threads of its own at the lowest CPU priority ([`super::threads`]), never
+//! The engine thinks on threads of its own at the lowest CPU priority ([`crate::threads`]), never
 //! on a room's task, as many at once as `MERELS_ENGINE_THREADS` says (a semaphore holds the rest
 //! back, and their time starts when a thread is theirs), so human games stay responsive while
 //! every engine thread is busy. Its turn comes back to the room as a command and is played as
@@ -22,7 +22,6 @@ use super::OfferAction;
 use super::command::Command;
 use super::core::{Ask, Change, Fresh, Plan, Table as Seats};
 use super::task::Room;
-use super::threads::{OneAtATime, Threads};
 use super::{Action, Actor, RoomError, Rooms, secrets};
 use crate::engine::{self, Level, Table};
 use crate::metrics::Metrics;
@@ -30,6 +29,7 @@ use crate::protocol::Status;
 use crate::protocol::{Analysis, TurnJudgement, TurnView};
 use crate::rules::Color;
 use crate::rules::{Game, Position, Variant};
+use crate::threads::{OneAtATime, Threads};
 use crate::time::room_ms;
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr};

@@ -40,7 +40,6 @@ pub mod secrets;
 mod task;
 #[cfg(test)]
 mod tests;
-mod threads;
 mod view;
 
 use crate::catalog::{Catalog, CatalogError};
