@@ -329,6 +329,9 @@ function offerNews(was) {
   if (was.draw && !state.draw_offer && playing && plies === was.plies) {
     return `${who(other(was.draw))} declined the draw.`;
   }
+  if (was.draw && !state.draw_offer && playing && plies > was.plies) {
+    return `The draw offer lapsed: ${who(other(was.draw))} played on.`;
+  }
   if (!was.draw && state.draw_offer) return `${who(state.draw_offer)} offered a draw.`;
   if (!was.takeback && state.takeback_offer) return `${who(state.takeback_offer)} asked for a takeback.`;
   if (!was.rematch && state.rematch_offer) return `${who(state.rematch_offer)} offered a rematch.`;

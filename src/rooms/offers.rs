@@ -32,9 +32,15 @@ impl Table {
             .map(|(by, _)| by)
     }
 
-    /// The side whose draw offer stands.
+    /// The side whose draw offer stands. As on lichess, it stands until the opponent has
+    /// answered or played their next turn: one made on the offerer's own turn outlives the
+    /// turn the offerer then plays.
     pub fn pending_draw(&self) -> Option<Color> {
-        self.standing(self.draw_offer)
+        let (by, ply) = self.draw_offer?;
+        let last_was_offerers = self.game.to_move() == by.opponent();
+        let offered_on_own_turn = ply + 1 == self.plies() && last_was_offerers;
+        self.standing(Some((by, ply)))
+            .or_else(|| (offered_on_own_turn && self.status == Status::Playing).then_some(by))
     }
 
     /// The side whose takeback request stands.

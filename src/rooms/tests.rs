@@ -177,9 +177,10 @@ fn resigning_aborting_and_claiming() {
 }
 
 #[test]
-fn a_draw_offer_stands_until_the_next_turn_and_accepting_ends_the_game() {
+fn a_draw_offer_stands_until_the_opponents_next_turn_and_accepting_ends_the_game() {
     let mut table = table(TimeControl::Untimed);
     let draw = |seat, action| Ask::Draw { seat, action };
+    // Offered on the offerer's own turn: it outlives the turn the offerer plays...
     act(&mut table, draw(Color::White, OfferAction::Offer), T0).unwrap();
     assert_eq!(table.pending_draw(), Some(Color::White));
     assert!(matches!(
@@ -187,8 +188,28 @@ fn a_draw_offer_stands_until_the_next_turn_and_accepting_ends_the_game() {
         Err(RoomError::NotAllowed(_))
     ));
     act(&mut table, turn(Color::White, "a1"), T0).unwrap();
-    assert_eq!(table.pending_draw(), None, "lapsed with the turn");
+    assert_eq!(
+        table.pending_draw(),
+        Some(Color::White),
+        "the opponent may answer"
+    );
+    // ...and lapses with the opponent's.
+    act(&mut table, turn(Color::Black, "b2"), T0).unwrap();
+    assert_eq!(
+        table.pending_draw(),
+        None,
+        "lapsed with the opponent's turn"
+    );
+    // Offered on the opponent's turn: it lapses with that turn.
     act(&mut table, draw(Color::Black, OfferAction::Offer), T0).unwrap();
+    act(&mut table, turn(Color::White, "a3"), T0).unwrap();
+    assert_eq!(
+        table.pending_draw(),
+        None,
+        "lapsed with the opponent's turn"
+    );
+    act(&mut table, draw(Color::Black, OfferAction::Offer), T0).unwrap();
+    act(&mut table, turn(Color::Black, "b3"), T0).unwrap();
     act(&mut table, draw(Color::White, OfferAction::Accept), T0).unwrap();
     assert_eq!(
         table.game.outcome().map(|o| o.termination),

@@ -127,7 +127,7 @@ async fn abort_only_before_both_players_have_moved() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
+async fn draw_offers_are_answered_lapse_with_the_opponents_turn_and_survive_a_restart() {
     let server = TestServer::start().await;
     let http = server.http();
     let white = http.create("nine-mens-morris", "white").await;
@@ -158,13 +158,15 @@ async fn draw_offers_are_answered_lapse_with_a_turn_and_survive_a_restart() {
         }
     }
 
-    // An offer lapses with the next turn.
+    // An offer made on one's own turn outlives it, and lapses with the opponent's next turn.
     let path = |action: &str| format!("/api/games/{}/draw/{action}", white.id);
     let (status, body) = http
         .request("POST", &path("offer"), Some(&white.secret), None)
         .await;
     assert_eq!((status, body["draw_offer"].as_str()), (200, Some("white")));
     let (status, body) = http.play(&white, "d6").await;
+    assert_eq!((status, body["draw_offer"].as_str()), (200, Some("white")));
+    let (status, body) = http.play(&black, "f4").await;
     assert_eq!(
         (status, body["draw_offer"].clone()),
         (200, serde_json::Value::Null)

@@ -110,6 +110,21 @@ async fn a_draw_is_offered_and_accepted_on_the_page() {
     wait_text(&white, "#notice", "Your opponent declined the takeback.").await;
     wait_text(&white, "#announce", "Your opponent declined the takeback.").await;
     wait_text(&black, "#notice", "You declined the takeback.").await;
+    // A draw offered on one's own turn outlives it, and lapses with the opponent's next turn,
+    // which both are told.
+    press(&black, "#draw-offer").await;
+    wait_text(&white, "#status", "Your opponent offers a draw.").await;
+    click(&black, "g7").await;
+    wait_text(&white, "#turns", "g7").await;
+    wait_text(&white, "#status", "Your opponent offers a draw.").await;
+    click(&white, "a4").await;
+    wait_text(&white, "#notice", "The draw offer lapsed: You played on.").await;
+    wait_text(
+        &black,
+        "#notice",
+        "The draw offer lapsed: Your opponent played on.",
+    )
+    .await;
     // Offered again, and accepted this time.
     press(&white, "#draw-offer").await;
     wait_text(&black, "#status", "Your opponent offers a draw.").await;
