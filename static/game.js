@@ -748,8 +748,13 @@ function tick() {
   let kind = ''; // what the note says, without its countdown: said once to screen readers
   if (state.status === 'playing' && clock && clock.first_move_ms !== null) {
     const left = Math.max(0, Math.ceil((clock.first_move_ms - elapsed) / 1000));
-    const who = hello && hello.seat === state.to_move ? 'You have' : `${state.to_move === 'white' ? 'White' : 'Black'} has`;
-    text = `${who} ${left} s to make a first move, or the game is aborted.`;
+    const name = state.to_move === 'white' ? 'White' : 'Black';
+    const away = !state.seats[state.to_move].connected;
+    const who = hello && hello.seat === state.to_move ? 'You have' : `${name} has`;
+    // The countdown runs only while its player is here: an absent one has the absence wait.
+    text = away
+      ? `Waiting for ${name} to come back: the game is called off in ${left} s.`
+      : `${who} ${left} s to make a first move, or the game is aborted.`;
     kind = `first move ${state.to_move}`;
   }
   const claim = state.status === 'playing' ? state.claim : null;

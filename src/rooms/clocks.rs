@@ -3,7 +3,7 @@
 //! end a passed deadline brings.
 
 use super::core::{Plan, Table};
-use crate::clock::{Clock, Expiry};
+use crate::clock::{Clock, Expiry, FIRST_MOVE_MS, TimeControl};
 use crate::protocol::{ClaimView, ClockView, Status};
 use crate::rules::{Color, Outcome, Termination};
 
@@ -65,8 +65,40 @@ impl Table {
         if self.status != Status::Playing || self.computer_held_since.is_some() {
             return None;
         }
-        self.clock?
-            .deadline(self.game.turns().len(), self.game.to_move())
+        let to_move = self.game.to_move();
+        let clock = self.clock?;
+        let deadline = clock.deadline(self.game.turns().len(), to_move);
+        // A first move is counted down only while its player is here: one who is away has the
+        // absence wait to come back (and then the whole countdown), else the game is called off.
+        match self.away_since[to_move.index()] {
+            Some(away) if self.first_move_due(to_move) => {
+                let wait = self.absence_ms.unwrap_or(FIRST_MOVE_MS);
+                Some((away.max(clock.since) + wait, Expiry::Abort))
+            }
+            _ => deadline,
+        }
+    }
+
+    /// Whether `seat`'s first move in a real-time game is due now (the computer's never waits
+    /// for it to come back: it is always here).
+    fn first_move_due(&self, seat: Color) -> bool {
+        self.status == Status::Playing
+            && self.game.turns().len() < 2
+            && self.game.to_move() == seat
+            && matches!(self.control, TimeControl::Fischer { .. })
+            && self.computer(seat).is_none()
+    }
+
+    /// `seat` has a connection again at `now`. One who was away while their first move was
+    /// due gets the whole first-move countdown from now.
+    pub fn arrive(&mut self, seat: Color, now: i64) {
+        let was_away = self.away_since[seat.index()].take().is_some();
+        if was_away
+            && self.first_move_due(seat)
+            && let Some(clock) = &mut self.clock
+        {
+            clock.since = clock.since.max(now);
+        }
     }
 
     /// Who may claim the game because the opponent is gone on their own turn, and from when.

@@ -307,7 +307,7 @@ impl Room {
                     },
                 );
                 if let Some(seat) = seat {
-                    self.table.away_since[seat.index()] = None;
+                    self.table.arrive(seat, room_ms());
                 }
                 // The newcomer gets the state with itself counted, and the chat it hears;
                 // others hear of it shortly.

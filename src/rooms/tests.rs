@@ -4,7 +4,7 @@
 use super::core::{Ask, Fresh, Table};
 use super::{Ending, OfferAction, RoomError, secrets};
 use crate::catalog::Catalog;
-use crate::clock::{Clock, TimeControl};
+use crate::clock::{Clock, Expiry, TimeControl};
 use crate::protocol::Status;
 use crate::rules::{Color, Game, Stale, Termination};
 use crate::store::WriteOp;
@@ -368,4 +368,27 @@ fn the_computers_clock_is_held_while_it_waits_for_a_thread() {
     assert_eq!(table.deadline().map(|(at, _)| at), Some(T0 + 160_000));
     act(&mut table, turn(Color::Black, "b3"), T0 + 103_000).unwrap();
     assert_eq!(table.clock.unwrap().left[Color::Black.index()], 57_000);
+}
+
+#[test]
+fn a_first_move_is_counted_down_only_while_its_player_is_here() {
+    let mut table = table(TimeControl::parse("1+0").unwrap());
+    table.absence_ms = Some(60_000);
+    // White, to move first, was away when the game began at T0: no countdown, the absence wait.
+    table.away_since = [Some(T0 - 5_000), None];
+    assert_eq!(table.deadline(), Some((T0 + 60_000, Expiry::Abort)));
+    assert!(table.decide(Ask::Expire, T0 + 59_999).unwrap().is_none());
+    // Back after 40 s: the whole countdown from then.
+    table.arrive(Color::White, T0 + 40_000);
+    assert_eq!(table.deadline(), Some((T0 + 70_000, Expiry::Abort)));
+    act(&mut table, turn(Color::White, "a1"), T0 + 41_000).unwrap();
+    // Black goes away on its first move: called off (aborted, not lost) after the absence wait.
+    table.away_since = [None, Some(T0 + 42_000)];
+    let plan = table.decide(Ask::Expire, T0 + 102_000).unwrap().unwrap();
+    table.apply(plan.change).unwrap();
+    let outcome = table.game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.termination),
+        (None, Termination::Aborted)
+    );
 }
