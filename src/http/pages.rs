@@ -4,7 +4,7 @@
 
 use super::error::ApiError;
 use super::html::{
-    Message, Preview, board_svg, layout, layout_with, options_in_words, render,
+    Message, Preview, board_svg, escape, layout, layout_with, options_in_words, render,
     script_json, setup_form,
 };
 use super::limits::ClientIp;
@@ -202,6 +202,8 @@ struct GamePage<'a> {
     control: String,
     position: &'a str,
     share: String,
+    /// The markup that embeds the game in another site's page ([`embed_snippet`]).
+    embed: String,
     /// Markup: the share link as a QR code.
     share_qr: String,
     handoff_minutes: u64,
@@ -236,7 +238,8 @@ pub async fn game(
     let title = info.map_or_else(|| state.variant.to_string(), |v| v.title.clone());
     // The rules in force: the variant's page, and the options this table chose.
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
-    let share = format!("{}/g/{id}", base_url(&app.config, &headers));
+    let base = base_url(&app.config, &headers);
+    let share = format!("{base}/g/{id}");
     let (_, description) = super::images::preview_text(&app, &state);
     let preview = Preview {
         image: format!("{share}/preview.png?v={}", state.now.version),
@@ -261,6 +264,7 @@ pub async fn game(
         position: &state.now.position,
         share_qr: super::html::qr_svg(&share, "QR code of this game's link"),
         share,
+        embed: embed_snippet(&base, &id, &title),
         handoff_minutes: app.config.handoff_secs.div_ceil(60),
         turns: state.turns.chunks(2).collect(),
         // A link to the analysis only once there is something to analyse (the page adds it
@@ -324,6 +328,16 @@ pub async fn rematch(
     }
 }
 
+/// The markup that shows game `id` live in another site's page: its embed in a frame sized for
+/// a board with a player above and one below, titled for screen readers.
+fn embed_snippet(base: &str, id: &str, title: &str) -> String {
+    format!(
+        "<iframe src=\"{base}/embed/{id}\" width=\"400\" height=\"480\" title=\"{}\" \
+         style=\"border:0\" loading=\"lazy\"></iframe>",
+        escape(&format!("{title}: a game on merels")),
+    )
+}
+
 /// The title of a game's variant; its slug should the catalog not know it.
 fn title_of(app: &AppState, state: &crate::protocol::GameState) -> String {
     app.rooms
@@ -338,6 +352,8 @@ fn title_of(app: &AppState, state: &crate::protocol::GameState) -> String {
 struct AnalysisPage<'a> {
     id: &'a str,
     title: &'a str,
+    /// The markup that embeds the game ([`embed_snippet`]).
+    embed: String,
     kind: &'static str,
     rows: Vec<Row<'a>>,
     /// JSON for the script, with `</` escaped (in a script element only that could end it).
@@ -362,6 +378,7 @@ pub async fn analysis(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Response {
     let judged = async {
         let analysis = app
@@ -418,6 +435,7 @@ pub async fn analysis(
     }));
     let title = title_of(&app, &state);
     let main = render(&AnalysisPage {
+        embed: embed_snippet(&base_url(&app.config, &headers), &id, &title),
         id: &id,
         title: &title,
         kind,
