@@ -2,27 +2,27 @@
 // sends the player's choice. The server owns the rules: what may be clicked comes from the legal
 // turns it sends (in their parts, so nothing here parses notation), and nothing is played until
 // the server has stored it. The whole game comes once (`state`); each change after is an
-// `update` that says where the game stands, merged in here.
+// `update` that says where the game stands, merged in (`state.js`).
 
-import { Board, menAt, moved } from './board.js';
+import { Board, menAt } from './board.js';
 import './pictures.js';
 import { Chat } from './chat.js';
+import { copyOnClick } from './copy.js';
 import { Notifier } from './notify.js';
+import { GameSocket } from './socket.js';
+import { outcome, position, seatWords, showClocks, take } from './state.js';
 
 const root = document.getElementById('game');
 const pageTitle = document.title;
 const id = root.dataset.game;
 const $ = (sel) => document.getElementById(sel);
 
-let socket = null;
 let hello = null;
 let state = null;
 let board = null;
 let selected = null; // a man chosen to move
 let pending = null; // a move that closes a mill ({from, to}), waiting for the man to remove
 let triedJoin = false;
-let retry = 0;
-let reconnecting = null;
 let sentAt = null; // the version a turn was sent at: input waits until the game moves on
 let lastAnnounced = null;
 let view = null; // looking back: how many turns into the game the board shows (null: now)
@@ -32,97 +32,19 @@ let flippedByHand = false;
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
 const notifier = new Notifier();
-const chat = new Chat((message) => {
-  if (!socket || socket.readyState !== WebSocket.OPEN) return false;
-  socket.send(JSON.stringify(message));
-  return true;
+const socket = new GameSocket(root, {
+  receive,
+  status: setConn,
+  dropped: () => {
+    sentAt = null;
+  },
 });
+const chat = new Chat((message) => socket.send(message));
 
 function setConn(text, ok) {
   const conn = $('conn');
   conn.textContent = text;
   conn.classList.toggle('ok', ok);
-}
-
-// Where the game's socket is. By default this page's own server, which serves the game or passes
-// it on to the server that runs it; when the game's server can be reached at an address of its
-// own, the page names it (`data-socket`), or a socket that lands elsewhere is told so (`moved`),
-// and the page goes there. Should that address not answer right after being named (a firewall,
-// this page's policy), the page comes back and asks to be served where it is (`?direct=0`).
-let socketUrl = root.dataset.socket ?? null;
-let movedTo = socketUrl !== null; // socketUrl was named just now, and has not answered yet
-let stayHere = false;
-let moves = 0; // redirects in a row, without a game: past a few, they wait like any reconnect
-
-function ownSocket() {
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${location.host}/api/games/${id}/ws${stayHere ? '?direct=0' : ''}`;
-}
-
-function openSocket(url) {
-  try {
-    return new WebSocket(url);
-  } catch {
-    // Refused before it began (an address the page may not reach): serve it through here.
-    socketUrl = null;
-    stayHere = true;
-    return new WebSocket(ownSocket());
-  }
-}
-
-function connect() {
-  const directly = socketUrl !== null;
-  socket = openSocket(socketUrl ?? ownSocket());
-  let heard = false;
-  setConn('Connecting…', false);
-  socket.onopen = () => {
-    setConn('Connected', true);
-  };
-  socket.onmessage = (ev) => {
-    heard = true;
-    const msg = JSON.parse(ev.data);
-    if (msg.type === 'moved') {
-      socketUrl = msg.url;
-      movedTo = true;
-      return;
-    }
-    if (msg.type === 'hello') {
-      retry = 0;
-      moves = 0;
-      movedTo = false;
-    }
-    receive(msg);
-  };
-  socket.onclose = (ev) => {
-    sentAt = null;
-    if (ev.code === 4404) {
-      setConn('No such game.', false);
-      return;
-    }
-    if (ev.code === 4000 || (ev.code === 4307 && moves < 3)) {
-      // We closed it ourselves, to come back seated; or the game is served elsewhere.
-      moves += ev.code === 4307 ? 1 : 0;
-      connect();
-      return;
-    }
-    if (directly && !heard) {
-      // The game's own address did not answer: if it was named just now, it cannot be reached
-      // from here; else its server may have gone, and this page's server knows who has the game.
-      stayHere = movedTo;
-      socketUrl = null;
-      movedTo = false;
-      if (stayHere) {
-        connect();
-        return;
-      }
-    }
-    // Back off: 0.5 s, 1 s, 2 s ... up to 10 s, with jitter so that a restarted server is not
-    // met by every client at once.
-    const delay = Math.min(10000, 500 * 2 ** retry) * (0.75 + Math.random() / 2);
-    retry += 1;
-    setConn(`Disconnected. Reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
-    reconnecting = setTimeout(connect, delay);
-  };
 }
 
 // "Continue on another device": each time it is opened, a fresh one-time link (and its QR
@@ -146,25 +68,10 @@ $('handoff').querySelector('details').addEventListener('toggle', async (ev) => {
 });
 $('handoff-copy').addEventListener('click', () => navigator.clipboard?.writeText($('handoff-link').value));
 
-// A page left by a link or the back button may be kept whole in the back/forward cache, its
-// socket open: the opponent would see its player present for good, and could never claim.
-// Leaving closes the socket; coming back from the cache opens a new one.
-window.addEventListener('pagehide', () => {
-  clearTimeout(reconnecting);
-  if (socket) {
-    socket.onclose = null;
-    socket.close(1000, 'page left');
-    socket = null;
-  }
-});
-window.addEventListener('pageshow', (ev) => {
-  if (ev.persisted && !socket) connect();
-});
-
 // Asks for the whole game again, and the chat lines with it.
 function resync() {
   chat.syncing();
-  socket.send(JSON.stringify({ type: 'sync' }));
+  socket.send({ type: 'sync' });
 }
 
 function receive(msg) {
@@ -180,22 +87,15 @@ function receive(msg) {
       chat.syncing(); // the history follows the state
       $('handoff').hidden = !msg.seat;
       break;
-    case 'state': {
-      if (state && msg.version < state.version) break;
-      const before = offers();
-      state = msg;
-      arrived(before);
-      break;
-    }
+    case 'state':
     case 'update': {
-      if (!state || msg.version < state.version) break;
       const before = offers();
-      if (!merge(msg)) {
-        // A change was skipped: ask for the whole game again.
-        resync();
-        break;
+      // An update that skipped a change asks for the whole game again.
+      const next = take(state, msg, resync);
+      if (next) {
+        state = next;
+        arrived(before);
       }
-      arrived(before);
       break;
     }
     case 'rematch':
@@ -228,26 +128,6 @@ function receive(msg) {
     default:
       break;
   }
-}
-
-// Applies an update: the turn list grows by the last turn, or is cut after a takeback; the rest
-// is replaced. False if the update does not follow from the state held (one was skipped).
-function merge(update) {
-  const next = update.version === state.version + 1;
-  if (update.version > state.version + 1) return false;
-  if (next && update.plies === state.turns.length + 1) {
-    state.turns.push(update.last_turn.turn);
-    state.boards.push(update.men);
-  } else if (update.plies <= state.turns.length) {
-    state.turns.length = update.plies;
-    state.boards.length = update.plies + 1;
-    state.boards[update.plies] = update.men;
-  } else {
-    return false;
-  }
-  const { type, ...now } = update;
-  Object.assign(state, now);
-  return true;
 }
 
 // Where the offers stood before a change, to say what became of them after it.
@@ -380,7 +260,7 @@ $('take-seat').addEventListener('click', async () => {
   triedJoin = true;
   $('join-or-watch').hidden = true;
   const res = await fetch(`/api/games/${id}/join`, { method: 'POST', credentials: 'same-origin' });
-  if (res.ok) socket.close(4000, 'seated: reconnecting with the seat');
+  if (res.ok) socket.reseat();
   else showError('The seat was taken: you are watching.');
 });
 
@@ -484,12 +364,8 @@ $('type-turn').addEventListener('submit', (ev) => {
 function send(text) {
   selected = null;
   pending = null;
-  if (socket && socket.readyState === WebSocket.OPEN) {
-    sentAt = state.version;
-    socket.send(JSON.stringify({ type: 'move', move: text }));
-  } else {
-    showError('Not connected: the turn was not sent.');
-  }
+  if (socket.send({ type: 'move', move: text })) sentAt = state.version;
+  else showError('Not connected: the turn was not sent.');
 }
 
 function showError(message) {
@@ -524,8 +400,7 @@ function render() {
   if (view !== null && view > n) view = n;
   if (finished && view === null) view = n;
   const replay = view !== null;
-  const atEnd = !replay || view === n;
-  const men = menAt(replay ? state.boards[view] : state.men);
+  const { men, last, mill } = position(state, view);
   const removable = new Set();
   if (pending) {
     for (const t of turns()) if (sameMove(t, pending) && t.remove) removable.add(t.remove);
@@ -534,20 +409,12 @@ function render() {
     men.set(pending.to, hello.seat);
   }
   $('removing').hidden = !pending;
-  let last = new Set();
-  if (replay && view > 0) {
-    last = moved(state.boards[view - 1], state.boards[view], view % 2 === 1 ? 'white' : 'black');
-  } else if (!replay && state.last_turn) {
-    const t = state.last_turn;
-    last = new Set([t.from, t.to].filter(Boolean));
-  }
-  const mills = new Set(atEnd ? state.fresh_mills.flat() : []);
   board.show(men, {
     targets: targets(),
     selected: new Set(selected ? [selected] : pending ? [pending.to] : []),
     removable,
     last,
-    mill: mills,
+    mill,
   });
   const controls = $('replay');
   // Nothing to step through before the first turn (or in a game aborted before it).
@@ -584,16 +451,7 @@ function render() {
       const div = document.createElement('div');
       div.className = `side ${c}${state.status === 'playing' && state.to_move === c ? ' to-move' : ''}`;
       const seat = state.seats[c];
-      let who = 'open seat';
-      if (hello && hello.seat === c) who = 'you';
-      else if (seat.computer) who = `computer, level ${seat.computer.level}, ${seat.computer.name}`;
-      else if (seat.taken) who = hello && hello.seat ? 'opponent' : 'player';
-      let online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
-      if (seat.computer) {
-        const thinking = state.status === 'playing' && state.to_move === c;
-        const last = seat.computer.thought_ms;
-        online = thinking ? 'thinking…' : last != null ? `thought ${(last / 1000).toFixed(1)} s` : 'ready';
-      }
+      const { who, online } = seatWords(state, c, hello && hello.seat);
       div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
         <span class="presence ${online}"></span><br>
         in hand <b class="hand"></b> · lost <b class="removed"></b><span class="flies" hidden> · may fly</span>`;
@@ -630,7 +488,7 @@ function render() {
     // how it went for them.
     const mine = hello && hello.seat && state.winner;
     const lead = mine ? (state.winner === hello.seat ? 'You won: ' : 'You lost: ') : '';
-    const text = state.result === '*' ? `${state.summary}.` : `${lead}${state.summary}. ${state.result}`;
+    const text = `${lead}${outcome(state)}`;
     status.textContent = 'Game over.';
     if (!banner.classList.contains('error')) {
       banner.textContent = text;
@@ -712,21 +570,6 @@ function render() {
   }
 }
 
-// The clocks, formatted as players expect: days and hours for days per turn, tenths of a second
-// when little time is left.
-function formatClock(ms) {
-  const t = Math.max(0, ms);
-  if (t >= 86400000) {
-    const h = Math.floor(t / 3600000);
-    return `${Math.floor(h / 24)} d ${String(h % 24).padStart(2, '0')} h`;
-  }
-  const s = Math.floor(t / 1000);
-  const mmss = `${Math.floor(s / 60) % 60}:${String(s % 60).padStart(2, '0')}`;
-  if (t >= 3600000) return `${Math.floor(s / 3600)}:${mmss.padStart(5, '0')}`;
-  if (t < 10000) return `${mmss}.${Math.floor((t % 1000) / 100)}`;
-  return mmss;
-}
-
 // Counts down what the server said, from when it said it: the running clock, the time left for
 // a first move, and the wait before an absent opponent can be claimed against. The server
 // decides when time is up; this only shows it.
@@ -734,15 +577,7 @@ function tick() {
   if (!state) return;
   const elapsed = performance.now() - receivedAt;
   const clock = state.clock;
-  for (const el of document.querySelectorAll('.clock')) {
-    const side = el.dataset.side;
-    el.hidden = !clock;
-    if (!clock || !side) continue;
-    const ms = clock[`${side}_ms`] - (clock.running === side ? elapsed : 0);
-    el.textContent = formatClock(ms);
-    el.classList.toggle('running', clock.running === side);
-    el.classList.toggle('low', ms < 10000 && clock.running === side);
-  }
+  showClocks(clock, elapsed);
   const note = $('clock-note');
   let text = '';
   let kind = ''; // what the note says, without its countdown: said once to screen readers
@@ -842,7 +677,7 @@ for (const [button, type, label] of [['resign', 'resign', 'Resign'], ['abort', '
     }
     el.dataset.armed = '';
     el.textContent = label;
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
+    socket.send({ type });
   });
 }
 
@@ -858,9 +693,7 @@ for (const [button, type] of [
   ['claim-win', 'claim_win'],
   ['claim-draw', 'claim_draw'],
 ]) {
-  $(button).addEventListener('click', () => {
-    if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type }));
-  });
+  $(button).addEventListener('click', () => socket.send({ type }));
 }
 
 // The system's share sheet, where the browser has one (phones, mostly).
@@ -872,19 +705,7 @@ if (navigator.share) {
   });
 }
 
-$('copy').addEventListener('click', async () => {
-  const input = $('share');
-  try {
-    await navigator.clipboard.writeText(input.value);
-  } catch {
-    input.select();
-    document.execCommand('copy');
-  }
-  $('copy').textContent = 'Copied';
-  setTimeout(() => {
-    $('copy').textContent = 'Copy';
-  }, 1500);
-});
+copyOnClick($('copy'), $('share'));
 
 // A "continue on another device" link carries its one-time code in the fragment, which no server
 // sees: the page redeems it before its socket opens, and takes it out of the address bar. Taken,
@@ -915,5 +736,5 @@ async function takeHandoff() {
 }
 
 takeHandoff().then((reloading) => {
-  if (!reloading) connect();
+  if (!reloading) socket.connect();
 });

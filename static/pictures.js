@@ -1,5 +1,11 @@
 // "Share image": the game's GIF to the system share sheet, where the browser has one that takes
 // files; elsewhere the button stays hidden and "Download GIF", the link beside it, remains.
+// "Embed": the markup that shows the game in another site's page, to copy.
+
+import { copyOnClick } from './copy.js';
+
+const embed = document.getElementById('embed-copy');
+if (embed) copyOnClick(embed, document.getElementById('embed-code'));
 
 for (const button of document.querySelectorAll('[data-share-image]')) {
   const probe = new File([''], button.dataset.shareName, { type: 'image/gif' });

@@ -1,5 +1,5 @@
 //! Serving a game that another instance owns. A request or WebSocket naming a game (`/g/{id}...`,
-//! `/api/games/{id}...`) that reaches an instance other than the game's owner is passed on to the
+//! `/api/games/{id}...`, `/embed/{id}`) that reaches an instance other than the game's owner is passed on to the
 //! owner's internal address as it came (method, path, headers, body; for a WebSocket, the
 //! upgrade, then bytes both ways), so the owner's room feeds every socket of its game itself and
 //! the client never knows. Any load balancer works; one that hashes on the game id makes this
@@ -103,7 +103,8 @@ pub struct FromPeer(pub IpAddr);
 fn game_in_path(path: &str) -> Option<&str> {
     let rest = path
         .strip_prefix("/g/")
-        .or_else(|| path.strip_prefix("/api/games/"))?;
+        .or_else(|| path.strip_prefix("/api/games/"))
+        .or_else(|| path.strip_prefix("/embed/"))?;
     let id = rest.split('/').next()?;
     crate::rooms::secrets::is_id(id).then_some(id)
 }
@@ -142,8 +143,7 @@ pub fn own_socket(config: &Config, id: &str) -> Option<String> {
 /// reach the address it was sent to (a firewall, a page whose policy does not allow it) comes
 /// back so, and is forwarded or relayed instead.
 fn stays(uri: &Uri) -> bool {
-    uri.query()
-        .is_some_and(|q| q.split('&').any(|pair| pair == "direct=0"))
+    super::query_has(uri, "direct=0")
 }
 
 /// Middleware of the public router: a request for a game that another live instance owns is
@@ -330,6 +330,7 @@ mod tests {
             game_in_path(&format!("/api/games/{id}/ws")),
             Some(id.as_str())
         );
+        assert_eq!(game_in_path(&format!("/embed/{id}")), Some(id.as_str()));
         assert_eq!(game_in_path("/api/games"), None);
         assert_eq!(game_in_path("/api/games/not-an-id/move"), None);
         assert_eq!(game_in_path("/variants/nine-mens-morris"), None);

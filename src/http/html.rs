@@ -90,6 +90,12 @@ pub fn render(template: &impl askama::Template) -> String {
     })
 }
 
+/// JSON for a page's script, in a `<script type="application/json">` element: `</` escaped, the
+/// only text that could end the element early.
+pub fn script_json(value: &serde_json::Value) -> String {
+    value.to_string().replace("</", "<\\/")
+}
+
 /// A short page: a heading, a sentence, and maybe a link to go on from
 /// (`static/message.html`).
 #[derive(askama::Template)]

@@ -195,7 +195,7 @@ impl Images {
 }
 
 /// The look a query asks for: `?flip=1`, `?theme=light|dark`.
-fn look(query: &HashMap<String, String>) -> Result<Look, ApiError> {
+pub(super) fn look(query: &HashMap<String, String>) -> Result<Look, ApiError> {
     let flipped = match query.get("flip").map(String::as_str) {
         None | Some("0" | "false" | "") => false,
         Some("1" | "true") => true,
@@ -223,8 +223,35 @@ fn short(s: &str) -> String {
     s.chars().take(20).collect()
 }
 
+/// The ply a query asks for (`?ply=N`: the position after N turns, 0 the start), if it names
+/// one: a number, and no more than the game's turns.
+pub(super) fn ply(
+    query: &HashMap<String, String>,
+    state: &GameState,
+) -> Result<Option<usize>, ApiError> {
+    let Some(n) = query.get("ply") else {
+        return Ok(None);
+    };
+    let n = n
+        .parse::<usize>()
+        .map_err(|_| ApiError::new(ErrorCode::Malformed, "?ply= takes a number of turns"))?;
+    match n <= state.turns.len() {
+        true => Ok(Some(n)),
+        false => Err(past(state, n)),
+    }
+}
+
+/// The answer to a ply past the last of `state`.
+fn past(state: &GameState, ply: usize) -> ApiError {
+    let plies = state.turns.len();
+    ApiError::new(
+        ErrorCode::NotFound,
+        format!("the game has {plies} turns: no position after {ply}"),
+    )
+}
+
 /// A game's state and board geometry.
-async fn game(app: &AppState, id: &str) -> Result<(GameState, Geometry), ApiError> {
+pub(super) async fn game(app: &AppState, id: &str) -> Result<(GameState, Geometry), ApiError> {
     let state = app.rooms.state(id).await?;
     let variant = app
         .rooms
@@ -265,19 +292,8 @@ pub async fn position(
 ) -> Result<Response, ApiError> {
     let look = look(&query)?;
     let (state, geometry) = game(&app, &id).await?;
-    let plies = state.turns.len();
-    let ply = match query.get("ply") {
-        None => plies,
-        Some(n) => n
-            .parse::<usize>()
-            .map_err(|_| ApiError::new(ErrorCode::Malformed, "?ply= takes a number of turns"))?,
-    };
-    let Some(view) = View::at(&state, &geometry, ply) else {
-        return Err(ApiError::new(
-            ErrorCode::NotFound,
-            format!("the game has {plies} turns: no position after {ply}"),
-        ));
-    };
+    let ply = ply(&query, &state)?.unwrap_or(state.turns.len());
+    let view = View::at(&state, &geometry, ply).ok_or_else(|| past(&state, ply))?;
     let finished = state.now.status == Status::Finished;
     let key = (Kind::Position(ply), id, state.now.version, look);
     let drawn = app

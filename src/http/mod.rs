@@ -24,11 +24,10 @@ use crate::rooms::Rooms;
 use axum::Router;
 use axum::extract::State;
 use axum::http::header::{self, AUTHORIZATION, COOKIE, HOST};
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Uri};
 use axum::response::{AppendHeaders, Redirect};
 use axum::routing::{get, post};
 use std::sync::Arc;
-use tower_http::set_header::SetResponseHeaderLayer;
 
 /// What every handler can reach: one pointer, cloned for every extractor and middleware that
 /// takes the state (several times a request), so a clone is one count rather than one for each
@@ -145,6 +144,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route("/games", post(pages::create))
         .route("/g/{id}", get(pages::game))
+        .route("/embed/{id}", get(pages::embed))
         .route("/variants", get(|| async { Redirect::permanent("/") }))
         .route("/variants/{slug}", get(variants::page))
         .route("/favicon.ico", get(assets::favicon))
@@ -194,11 +194,14 @@ pub fn router(state: AppState) -> Router {
                 },
             ),
         );
-    security_headers(&state.config)
-        .into_iter()
-        .fold(router, |router, (name, value)| {
-            router.layer(SetResponseHeaderLayer::if_not_present(name, value))
-        })
+    let headers = Arc::new([false, true].map(|framed| security_headers(&state.config, framed)));
+    router
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let headers = headers.clone();
+                async move { set_security_headers(&headers, request, next).await }
+            },
+        ))
         .with_state(state)
 }
 
@@ -246,29 +249,32 @@ pub fn seat_cookies(
 /// The Content-Security-Policy of every answer: the client's own scripts, styles and sockets
 /// only (it has no inline script or style; sockets may also go to this instance's own address,
 /// where a game's page, which its owner serves, is sent), and no framing, so that a page of
-/// another site cannot frame a game and trick a player into clicking "Resign".
-fn content_security_policy(direct_url: Option<&str>) -> String {
+/// another site cannot frame a game and trick a player into clicking "Resign"; but any site may
+/// frame the embed (`framed`), which only watches.
+fn content_security_policy(direct_url: Option<&str>, framed: bool) -> String {
     let direct = direct_url
         .map(|url| format!(" {}", forward::socket_origin(url)))
         .unwrap_or_default();
+    let ancestors = if framed { "*" } else { "'none'" };
     format!(
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; \
          connect-src 'self'{direct}; base-uri 'none'; form-action 'self'; \
-         frame-ancestors 'none'"
+         frame-ancestors {ancestors}"
     )
 }
 
-/// The headers every answer carries: the CSP above and its older equivalents, no MIME
-/// sniffing, no `Referer` to other sites (a game's address may carry a seat; `no-referrer` would
-/// also make browsers send `Origin: null` on the site's own forms), and HSTS behind HTTPS.
-fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
+/// The headers every answer carries: the CSP above and its older equivalent (but on the
+/// embed, `framed`, which any site may frame), no MIME sniffing, no `Referer` to other sites (a
+/// game's address may carry a seat; `no-referrer` would also make browsers send `Origin: null`
+/// on the site's own forms), and HSTS behind HTTPS.
+fn security_headers(config: &Config, framed: bool) -> Vec<(HeaderName, HeaderValue)> {
+    let csp = content_security_policy(config.direct_url.as_deref(), framed);
     let mut headers = vec![
         (
             header::CONTENT_SECURITY_POLICY,
-            HeaderValue::try_from(content_security_policy(config.direct_url.as_deref()))
+            HeaderValue::try_from(csp)
                 .expect("a direct URL is printable ASCII (checked when parsed)"),
         ),
-        (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
         (
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
@@ -278,6 +284,9 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
             HeaderValue::from_static("same-origin"),
         ),
     ];
+    if !framed {
+        headers.push((header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")));
+    }
     if config.https() {
         headers.push((
             header::STRICT_TRANSPORT_SECURITY,
@@ -285,6 +294,36 @@ fn security_headers(config: &Config) -> Vec<(HeaderName, HeaderValue)> {
         ));
     }
     headers
+}
+
+/// Whether any site may frame the answer to `path`: the embed's (`/embed/{id}`, its errors
+/// too, so that a frame shows why it is empty), and nothing else.
+fn may_be_framed(path: &str) -> bool {
+    path.starts_with("/embed/")
+}
+
+/// Runs a request, then sets the headers its answer lacks: `headers[1]` (framed) where
+/// [`may_be_framed`], else `headers[0]` (each from [`security_headers`]).
+async fn set_security_headers(
+    headers: &[Vec<(HeaderName, HeaderValue)>; 2],
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let framed = may_be_framed(request.uri().path());
+    let mut response = next.run(request).await;
+    for (name, value) in &headers[usize::from(framed)] {
+        response
+            .headers_mut()
+            .entry(name)
+            .or_insert_with(|| value.clone());
+    }
+    response
+}
+
+/// Whether a request's query holds `pair` (`direct=0`, `watch=1`) among its `&`-separated parts.
+pub(super) fn query_has(uri: &Uri, pair: &str) -> bool {
+    uri.query()
+        .is_some_and(|q| q.split('&').any(|part| part == pair))
 }
 
 /// The token of an `Authorization: Bearer` header, if the request has one.

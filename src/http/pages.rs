@@ -1,15 +1,17 @@
-//! Server-rendered pages: the home page with a table setup for every variant, and the game page
-//! (a shell that the thin client in `static/` brings to life). Pages read without JavaScript.
+//! Server-rendered pages: the home page with a table setup for every variant, the game page
+//! (a shell that the thin client in `static/` brings to life), its analysis, and its embed for
+//! other sites' pages. Pages read without JavaScript.
 
 use super::error::ApiError;
 use super::html::{
-    Message, Preview, board_svg, layout, layout_with, options_in_words, render, setup_form,
+    Message, Preview, board_svg, escape, layout, layout_with, options_in_words, render,
+    script_json, setup_form,
 };
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header::{CACHE_CONTROL, LOCATION};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
@@ -200,6 +202,8 @@ struct GamePage<'a> {
     control: String,
     position: &'a str,
     share: String,
+    /// The markup that embeds the game in another site's page ([`embed_snippet`]).
+    embed: String,
     /// Markup: the share link as a QR code.
     share_qr: String,
     handoff_minutes: u64,
@@ -234,7 +238,8 @@ pub async fn game(
     let title = info.map_or_else(|| state.variant.to_string(), |v| v.title.clone());
     // The rules in force: the variant's page, and the options this table chose.
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
-    let share = format!("{}/g/{id}", base_url(&app.config, &headers));
+    let base = base_url(&app.config, &headers);
+    let share = format!("{base}/g/{id}");
     let (_, description) = super::images::preview_text(&app, &state);
     let preview = Preview {
         image: format!("{share}/preview.png?v={}", state.now.version),
@@ -259,6 +264,7 @@ pub async fn game(
         position: &state.now.position,
         share_qr: super::html::qr_svg(&share, "QR code of this game's link"),
         share,
+        embed: embed_snippet(&base, &id, &title),
         handoff_minutes: app.config.handoff_secs.div_ceil(60),
         turns: state.turns.chunks(2).collect(),
         // A link to the analysis only once there is something to analyse (the page adds it
@@ -322,12 +328,32 @@ pub async fn rematch(
     }
 }
 
+/// The markup that shows game `id` live in another site's page: its embed in a frame sized for
+/// a board with a player above and one below, titled for screen readers.
+fn embed_snippet(base: &str, id: &str, title: &str) -> String {
+    format!(
+        "<iframe src=\"{base}/embed/{id}\" width=\"400\" height=\"480\" title=\"{}\" \
+         style=\"border:0\" loading=\"lazy\"></iframe>",
+        escape(&format!("{title}: a game on merels")),
+    )
+}
+
+/// The title of a game's variant; its slug should the catalog not know it.
+fn title_of(app: &AppState, state: &crate::protocol::GameState) -> String {
+    app.rooms
+        .catalog()
+        .get(&state.variant)
+        .map_or_else(|_| state.variant.to_string(), |v| v.title.clone())
+}
+
 /// The analysis page (`static/analysis.html`, beside `static/analysis.js`).
 #[derive(askama::Template)]
 #[template(path = "analysis.html")]
 struct AnalysisPage<'a> {
     id: &'a str,
     title: &'a str,
+    /// The markup that embeds the game ([`embed_snippet`]).
+    embed: String,
     kind: &'static str,
     rows: Vec<Row<'a>>,
     /// JSON for the script, with `</` escaped (in a script element only that could end it).
@@ -352,6 +378,7 @@ pub async fn analysis(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Response {
     let judged = async {
         let analysis = app
@@ -401,20 +428,14 @@ pub async fn analysis(
         })
         .collect();
     // What the board needs, in the page: nothing to fetch, and the same analysis as the table.
-    let data = serde_json::json!({
+    let data = script_json(&serde_json::json!({
         "board": crate::protocol::Geometry::of(variant.board()),
         "boards": state.boards,
         "turns": analysis.turns,
-    });
-    // In a script element only `</` could end it early.
-    let data = data.to_string().replace("</", "<\\/");
-    let title = app
-        .rooms
-        .catalog()
-        .get(&state.variant)
-        .map(|v| v.title.clone())
-        .unwrap_or_else(|_| state.variant.to_string());
+    }));
+    let title = title_of(&app, &state);
     let main = render(&AnalysisPage {
+        embed: embed_snippet(&base_url(&app.config, &headers), &id, &title),
         id: &id,
         title: &title,
         kind,
@@ -422,4 +443,86 @@ pub async fn analysis(
         data,
     });
     layout("Analysis · merels", &main, Some("analysis.js")).into_response()
+}
+
+/// The embed (`static/embed.html`, beside `static/embed.js`): a document of its own, without the
+/// site's header and footer, that fills its frame.
+#[derive(askama::Template)]
+#[template(path = "embed.html")]
+struct EmbedPage<'a> {
+    id: &'a str,
+    title: &'a str,
+    /// The game's page, absolute: the embed links to it.
+    link: String,
+    /// The `media` of the dark stylesheet; none for the light theme.
+    dark: Option<&'static str>,
+    flipped: bool,
+    /// The side drawn at the top of the board, and at the bottom: each its value and its name.
+    top: (&'static str, &'static str),
+    bottom: (&'static str, &'static str),
+    /// The picture of the position shown, for a browser without JavaScript.
+    picture: String,
+    /// This instance's own address for the game's socket, if it has one (it runs the game).
+    socket: Option<String>,
+    /// With `?ply=N`: the game, its board and the ply, JSON for the script, which then shows
+    /// that position and opens no socket.
+    still: Option<String>,
+}
+
+/// `GET /embed/{id}`: the game in another site's page, in a frame any site may open: the
+/// board, the players and the clocks, kept live over the game's socket as a spectator's
+/// (`?watch=1`, whatever seat the browser holds); with `?ply=N`, the position after N turns,
+/// unmoving. `?theme=light|dark` (by default the system's) and `?flip=1` as for pictures. It
+/// sets no cookie and reads none.
+pub async fn embed(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let (state, geometry) = match super::images::game(&app, &id).await {
+        Ok(game) => game,
+        Err(e) if e.code == crate::protocol::ErrorCode::NotFound => return not_found(),
+        Err(e) => return e.into_response(),
+    };
+    let asked = super::images::look(&query)
+        .and_then(|look| Ok((look, super::images::ply(&query, &state)?)));
+    let (look, ply) = match asked {
+        Ok(asked) => asked,
+        Err(e) => {
+            let back = (format!("/g/{id}"), "The game on merels");
+            return error_page("This embed cannot be shown", e, back);
+        }
+    };
+    let theme = query.contains_key("theme").then_some(look.theme);
+    let mut picture = format!("/g/{id}/image.png?theme={}", look.theme.as_str());
+    if let Some(ply) = ply {
+        picture.push_str(&format!("&ply={ply}"));
+    }
+    if look.flipped {
+        picture.push_str("&flip=1");
+    }
+    let title = title_of(&app, &state);
+    let sides = [("black", "Black"), ("white", "White")];
+    let page = EmbedPage {
+        id: &id,
+        title: &title,
+        link: format!("{}/g/{id}", base_url(&app.config, &headers)),
+        dark: match theme {
+            None => Some("(prefers-color-scheme: dark)"),
+            Some(crate::picture::Theme::Dark) => Some("all"),
+            Some(crate::picture::Theme::Light) => None,
+        },
+        flipped: look.flipped,
+        top: sides[usize::from(look.flipped)],
+        bottom: sides[usize::from(!look.flipped)],
+        picture,
+        socket: super::forward::own_socket(&app.config, &id),
+        still: ply.map(|ply| {
+            script_json(&serde_json::json!({"board": geometry, "state": state, "ply": ply}))
+        }),
+    };
+    // The same for everyone (no seat, no cookie); its links are built from the request's Host
+    // without a public URL, which a cache keys on with the rest of the address.
+    ([(CACHE_CONTROL, "no-cache")], Html(render(&page))).into_response()
 }

@@ -33,7 +33,8 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// What the upgrade reads of its request besides the client's address: the game, where the page
-/// that opens it comes from, the seat it presents, and what the layers before it decided (a flood
+/// that opens it comes from, the seat it presents (none with `?watch=1`: the embed, which only
+/// watches whatever seat its browser holds), and what the layers before it decided (a flood
 /// budget, a relay to the owner, a move to the owner's address). Read in place: axum's
 /// `HeaderMap` extractor would copy every header of every socket.
 pub struct Arrival {
@@ -54,7 +55,10 @@ impl FromRequestParts<AppState> for Arrival {
             .map_err(IntoResponse::into_response)?;
         Ok(Arrival {
             own_pages: from_own_pages(&app.config, &parts.headers),
-            secret: presented_secret(&parts.headers, &id),
+            secret: match super::query_has(&parts.uri, "watch=1") {
+                true => None,
+                false => presented_secret(&parts.headers, &id),
+            },
             flood: parts.extensions.get::<Arc<Flood>>().cloned(),
             relay_to: parts.extensions.get::<RelayTo>().cloned(),
             move_to: parts.extensions.get::<MoveTo>().cloned(),

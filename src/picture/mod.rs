@@ -3,7 +3,7 @@
 //!
 //! Pure like the rules: no I/O, no clock, no async. A picture is an SVG string built from the
 //! same geometry, colours and marks (last turn, fresh mill) as the browser's board
-//! (`static/board.js`, `static/app.css`), rendered with resvg and the one font bundled in the
+//! (`static/board.js`, `static/app.css`, `static/dark.css`), rendered with resvg and the one font bundled in the
 //! binary (`fonts/DejaVuSans.ttf`), never a system font: the same picture on every machine.
 //! Rendering takes milliseconds of CPU, so callers run it off the async runtime.
 
@@ -56,7 +56,7 @@ impl Theme {
         }
     }
 
-    /// The colours of `static/app.css` in this scheme.
+    /// The colours of `static/app.css` (light) or `static/dark.css` in this scheme.
     fn palette(self) -> Palette {
         let men = Palette {
             white_man: "#fbfaf6",
@@ -81,7 +81,7 @@ impl Theme {
     }
 }
 
-/// The colours a picture uses: `static/app.css`'s custom properties of the same names.
+/// The colours a picture uses: the stylesheets' custom properties of the same names.
 #[derive(Debug, Clone, Copy)]
 struct Palette {
     paper: &'static str,

@@ -2,9 +2,10 @@
 //! colour at each point's pixel against the man on it), a game's GIF (a frame per turn and the
 //! start), the link preview's tags and picture for a waiting, a playing and a finished game,
 //! the caching of a finished game's pictures, bad input, and that a preview bot's fetches take
-//! no seat and count as no spectator.
+//! no seat and count as no spectator. And the embed, which shows a game live in other sites'
+//! pages: only it may be framed, it sets no cookie, and it watches whatever seat it could show.
 
-use crate::harness::{Seat, TestServer};
+use crate::harness::{Seat, TestServer, Ws, eventually};
 use merels::catalog::Catalog;
 use merels::picture::{GIF_BOARD, POSITION_SIZE, PREVIEW_SIZE, point_pixel};
 use merels::protocol::Geometry;
@@ -345,4 +346,130 @@ async fn one_address_has_two_pictures_drawn_at_once() {
         assert_eq!(res.status().as_u16(), 200, "ply {ply} one at a time");
     }
     server.stop().await;
+}
+
+/// Whether an answer may be shown in any site's frame (the embed), or in none.
+fn framing(res: &reqwest::Response) -> &'static str {
+    let csp = header(res, "content-security-policy");
+    let xfo = header(res, "x-frame-options");
+    match (
+        csp.ends_with("frame-ancestors *"),
+        csp.ends_with("frame-ancestors 'none'"),
+    ) {
+        (true, false) if xfo.is_empty() => "any",
+        (false, true) if xfo == "DENY" => "none",
+        _ => panic!("framing neither allowed nor refused: {csp} / {xfo}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_embed_may_be_framed_and_it_sets_no_cookie() {
+    let server = TestServer::start().await;
+    let (white, _black) = played(&server, &TURNS[..3]).await;
+    let id = &white.id;
+    // A browser that holds White's seat, on a page of the same site, sends its cookie.
+    let res = reqwest::Client::new()
+        .get(format!("{}/embed/{id}", server.base))
+        .header("cookie", format!("merels_seat_{id}={}", white.secret))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 200);
+    assert_eq!(framing(&res), "any");
+    assert!(res.headers().get("set-cookie").is_none());
+    let html = res.text().await.unwrap();
+    assert!(html.contains(&format!("data-game=\"{id}\"")), "{html}");
+    assert!(html.contains("/static/embed.js"), "{html}");
+    // Live: no game in the page, the socket brings it.
+    assert!(!html.contains("embed-data"), "{html}");
+    for path in [format!("/g/{id}"), "/".into(), format!("/g/{id}/analysis")] {
+        let res = get(&server, &path).await;
+        assert_eq!(framing(&res), "none", "{path}");
+    }
+    // An embed's error is its own page, which the frame shows.
+    let res = get(&server, "/embed/nosuchgame").await;
+    assert_eq!(res.status().as_u16(), 404);
+    assert_eq!(framing(&res), "any");
+    assert!(header(&res, "content-type").starts_with("text/html"));
+    for (query, status) in [
+        ("?ply=4", 404),
+        ("?ply=-1", 400),
+        ("?ply=two", 400),
+        ("?theme=purple", 400),
+        ("?flip=maybe", 400),
+    ] {
+        let res = get(&server, &format!("/embed/{id}{query}")).await;
+        assert_eq!(res.status().as_u16(), status, "{query}");
+        assert!(header(&res, "content-type").starts_with("text/html"));
+    }
+}
+
+/// The JSON an unmoving embed brings in its page.
+fn still_data(html: &str) -> serde_json::Value {
+    let start = "<script type=\"application/json\" id=\"embed-data\">";
+    let at = html
+        .find(start)
+        .unwrap_or_else(|| panic!("no data: {html}"))
+        + start.len();
+    serde_json::from_str(&html[at..at + html[at..].find("</script>").unwrap()]).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embed_shows_a_ply_unmoving_in_the_theme_asked_for() {
+    let server = TestServer::start().await;
+    let (white, _black) = played(&server, &TURNS[..3]).await;
+    let html = get(&server, &format!("/embed/{}?ply=2&theme=dark", white.id))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let data = still_data(&html);
+    assert_eq!(data["ply"], 2);
+    assert_eq!(data["state"]["turns"].as_array().unwrap().len(), 3);
+    assert_eq!(data["board"]["points"].as_array().unwrap().len(), 24);
+    // Dark whatever the system prefers; light by asking; by default, the system's.
+    let dark = |html: &str| {
+        let link = "/static/dark.css\" media=\"";
+        let at = html.find(link).map(|at| &html[at + link.len()..]);
+        at.map(|rest| rest[..rest.find('"').unwrap()].to_string())
+    };
+    assert_eq!(dark(&html).as_deref(), Some("all"));
+    let light = get(&server, &format!("/embed/{}?theme=light", white.id)).await;
+    assert_eq!(dark(&light.text().await.unwrap()), None);
+    let system = get(&server, &format!("/embed/{}", white.id)).await;
+    assert_eq!(
+        dark(&system.text().await.unwrap()).as_deref(),
+        Some("(prefers-color-scheme: dark)")
+    );
+}
+
+/// Opening the embed takes no seat, and its socket (`?watch=1`) watches even with a seat's
+/// secret: it counts as a spectator, and the seat stays away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embed_and_its_socket_take_no_seat_and_count_as_a_spectator() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let white = http.create("nine-mens-morris", "white").await;
+    let res = get(&server, &format!("/embed/{}", white.id)).await;
+    assert_eq!(res.status().as_u16(), 200);
+    let state = http.state(&white.id).await;
+    assert_eq!(state["seats"]["black"]["taken"], false, "{state}");
+    assert_eq!(state["spectators"], 0, "{state}");
+
+    let url = format!("ws://{}/api/games/{}/ws", server.addr, white.id);
+    let watcher = Ws::connect_url(&format!("{url}?watch=1"), Some(&white.secret)).await;
+    assert_eq!(watcher.hello["seat"], serde_json::Value::Null);
+    let id = white.id.clone();
+    eventually("the embed's socket is counted as a spectator", || {
+        let (http, id) = (http.clone(), id.clone());
+        async move { http.state(&id).await["spectators"] == 1 }
+    })
+    .await;
+    let state = http.state(&white.id).await;
+    assert_eq!(state["seats"]["white"]["connected"], false, "{state}");
+    assert_eq!(state["seats"]["black"]["taken"], false, "{state}");
+    // The same secret without `?watch=1` is White's seat.
+    let player = Ws::connect_url(&url, Some(&white.secret)).await;
+    assert_eq!(player.hello["seat"], "white");
+    drop(watcher);
 }

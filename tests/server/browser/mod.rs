@@ -1,6 +1,7 @@
 //! End to end in a real headless Chromium (Debian's chromium and chromium-driver, which
 //! scripts/test installs), driven with fantoccini: the driver, the helpers every browser test
-//! uses, and the tests by theme (whole games, input, offers, presence, looks, chat, instances).
+//! uses, and the tests by theme (whole games, input, offers, presence, looks, chat, instances,
+//! the embed in another site's page).
 
 use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, turns};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -310,6 +311,7 @@ fn screenshots_dir() -> PathBuf {
 }
 
 mod chat;
+mod embed;
 mod input;
 mod instances;
 mod looks;
