@@ -307,7 +307,22 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use super::http_url;
+    use super::{Standalone, http_url};
+
+    /// The instances' port listens on loopback unless a self-hoster names the private address:
+    /// never on every interface by default (issue 47, finding 1).
+    #[test]
+    fn the_internal_address_is_loopback_unless_told() {
+        use clap::CommandFactory;
+        let command = Standalone::command();
+        let default = command
+            .get_arguments()
+            .find(|arg| arg.get_id() == "internal_bind")
+            .and_then(|arg| arg.get_default_values().first())
+            .and_then(|value| value.to_str()?.parse::<std::net::SocketAddr>().ok())
+            .expect("--internal-bind has a default address");
+        assert!(default.ip().is_loopback(), "{default}");
+    }
 
     #[test]
     fn a_direct_url_is_a_base_url() {

@@ -767,24 +767,31 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
     spy.publish(records.clone(), forged.clone().into())
         .await
         .unwrap();
-    forged.extend([0u8; 40]);
-    spy.publish(records.clone(), forged.into()).await.unwrap();
+    spy.publish(records.clone(), made_up_seal(&forged, 1 << 40).into())
+        .await
+        .unwrap();
     // Genuine records again (Black's turns, and its sync), as they were.
     for message in &genuine {
         spy.publish(records.clone(), message.payload.clone())
             .await
             .unwrap();
     }
-    // A forged connect (another connection, Black's seat by its secret or hash) and the genuine
-    // one again: neither is answered.
+    // A forged connect (another connection, Black's seat by its secret or hash), bare and with
+    // a made-up seal, and the genuine one again: none is answered.
     let mut other = ask.clone();
     other["conn"] = json!(conn + 1000);
     other["secret"] = json!(black_secret);
     other["from"] = json!("203.0.113.9");
-    for payload in [
-        serde_json::to_vec(&other).unwrap().into(),
-        connect.payload.clone(),
-    ] {
+    let other = serde_json::to_vec(&other).unwrap();
+    let connects = [
+        ("bare forged", other.clone().into()),
+        (
+            "forged (made-up seal)",
+            made_up_seal(&other, (1 << 40) + 1).into(),
+        ),
+        ("replayed", connect.payload.clone()),
+    ];
+    for (what, payload) in connects.iter().cloned() {
         let answer = tokio::time::timeout(
             Duration::from_secs(2),
             spy.request(connect.subject.clone(), payload),
@@ -792,7 +799,7 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
         .await;
         assert!(
             !matches!(answer, Ok(Ok(_))),
-            "a forged or replayed connect is not answered"
+            "a {what} connect is not answered"
         );
     }
     spy.flush().await.unwrap();
@@ -801,13 +808,25 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
     assert_eq!(state["status"], "playing", "{state}");
     assert_eq!(state["version"], version, "nothing changed: {state}");
     assert_eq!(turns(&state).len(), 4);
+    // Each forged or replayed message is refused: two resignations, the genuine records, the
+    // connects.
     let refused = metric(&a, "merels_bus_refused_total").await;
-    assert!(refused >= 4.0 + genuine.len() as f64, "{refused} refused");
+    let sent = 2 + genuine.len() + connects.len();
+    assert!(refused >= sent as f64, "{refused} of {sent} refused");
     // The game plays on, over the bus, as before.
     alternate(&mut ws_white, &mut ws_black, 4..6).await;
     listening.abort();
     a.stop().await;
     b.stop().await;
+}
+
+/// `body` with a made-up seal, as a forger without the instances' key would send it: a number
+/// `seq` its sender never used (so that no replay check stops it) and a tag of zeros.
+fn made_up_seal(body: &[u8], seq: u64) -> Vec<u8> {
+    let mut sealed = body.to_vec();
+    sealed.extend(seq.to_be_bytes());
+    sealed.extend([0u8; 32]);
+    sealed
 }
 
 /// One address holding connections to the internal address cannot take the process offline:
@@ -817,7 +836,6 @@ async fn the_bus_carries_no_secret_and_obeys_the_instances_alone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_held_on_the_internal_address_leave_the_public_one_serving() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio::net::{TcpSocket, TcpStream};
     let cluster = PgCluster::start();
     let url = cluster.database("hold").await;
     let dir = tempfile::tempdir().unwrap();
@@ -850,23 +868,10 @@ async fn connections_held_on_the_internal_address_leave_the_public_one_serving()
         .await
         .unwrap();
     let internal: std::net::SocketAddr = internal.parse().unwrap();
-    let from = |host: [u8; 4], to: std::net::SocketAddr| async move {
-        let socket = TcpSocket::new_v4().unwrap();
-        socket.bind(std::net::SocketAddr::from((host, 0))).unwrap();
-        socket.connect(to).await.unwrap()
-    };
     // One address holds 300 connections to the internal address, three others 150 to the public
     // one: together past the descriptors the process has.
-    let mut held = Vec::new();
-    for _ in 0..300 {
-        held.push(from([127, 0, 0, 1], internal).await);
-    }
-    let mut public = Vec::new();
-    for host in 2..5 {
-        for _ in 0..50 {
-            public.push(from([127, 0, 0, host], addr).await);
-        }
-    }
+    let held = hold(internal, 1..2, 300).await;
+    let public = hold(addr, 2..5, 50).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let probe = reqwest::Client::builder()
         .local_address(std::net::IpAddr::from([127, 0, 0, 5]))
@@ -891,18 +896,7 @@ async fn connections_held_on_the_internal_address_leave_the_public_one_serving()
     }
     // Past the cap, the internal address closed the held connections at once; the ones it kept
     // are closed as soon as their request lacks the secret (long before the header timeout).
-    let open = futures_util::future::join_all(held.iter_mut().map(|tcp: &mut TcpStream| async {
-        let mut byte = [0u8; 1];
-        tokio::time::timeout(Duration::from_millis(500), tcp.read(&mut byte))
-            .await
-            .is_err()
-    }))
-    .await;
-    let kept: Vec<_> = held
-        .into_iter()
-        .zip(open)
-        .filter_map(|(tcp, open)| open.then_some(tcp))
-        .collect();
+    let kept = still_open(held).await;
     assert!(
         !kept.is_empty() && kept.len() <= 64,
         "{} of 300 held connections kept",
@@ -920,13 +914,64 @@ async fn connections_held_on_the_internal_address_leave_the_public_one_serving()
         let answer = String::from_utf8_lossy(&answer);
         assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
     }
+    // The internal address's connections count in one total with the public one's: beside the
+    // 150 public connections still held, 200 more to the internal address from four addresses,
+    // each under its cap, find only the places the total has left (under `ulimit -n 400`: 256,
+    // and 16 more the host itself may take); the rest are closed at once. With a total of their
+    // own, the two ports together would hold more than the process has descriptors for.
+    let more = hold(internal, 6..10, 50).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let kept = still_open(more).await.len();
+    assert!(
+        public.len() + kept <= 256 + 16,
+        "{kept} of 200 internal connections kept beside {} public ones",
+        public.len()
+    );
+    drop(public);
+    tokio::time::sleep(Duration::from_millis(200)).await;
     let limits = server.http().request("GET", "/metrics", None, None).await;
     assert_eq!(limits.0, 200);
     let text = limits.1.as_str().unwrap_or_default().to_string();
-    assert!(
-        text.contains("internal_connections_per_address"),
-        "the refusals are counted"
-    );
-    drop(public);
+    for limit in [
+        "internal_connections_per_address",
+        "internal_connections_total",
+    ] {
+        assert!(text.contains(limit), "the refusals are counted: {limit}");
+    }
     drop(server);
+}
+
+/// `each` connections to `to` from each of the addresses 127.0.0.`hosts`.
+async fn hold(
+    to: std::net::SocketAddr,
+    hosts: std::ops::Range<u8>,
+    each: usize,
+) -> Vec<tokio::net::TcpStream> {
+    let mut held = Vec::new();
+    for host in hosts {
+        for _ in 0..each {
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket
+                .bind(std::net::SocketAddr::from(([127, 0, 0, host], 0)))
+                .unwrap();
+            held.push(socket.connect(to).await.unwrap());
+        }
+    }
+    held
+}
+
+/// Of `held`, the connections the server keeps open (not closed within half a second).
+async fn still_open(mut held: Vec<tokio::net::TcpStream>) -> Vec<tokio::net::TcpStream> {
+    use tokio::io::AsyncReadExt;
+    let open = futures_util::future::join_all(held.iter_mut().map(|tcp| async {
+        let mut byte = [0u8; 1];
+        tokio::time::timeout(Duration::from_millis(500), tcp.read(&mut byte))
+            .await
+            .is_err()
+    }))
+    .await;
+    held.into_iter()
+        .zip(open)
+        .filter_map(|(tcp, open)| open.then_some(tcp))
+        .collect()
 }
