@@ -37,10 +37,10 @@ impl Table {
     /// turn the offerer then plays.
     pub fn pending_draw(&self) -> Option<Color> {
         let (by, ply) = self.draw_offer?;
+        // Made at this ply, or at the last if that turn was the offerer's own.
         let last_was_offerers = self.game.to_move() == by.opponent();
-        let offered_on_own_turn = ply + 1 == self.plies() && last_was_offerers;
-        self.standing(Some((by, ply)))
-            .or_else(|| (offered_on_own_turn && self.status == Status::Playing).then_some(by))
+        let stands = ply == self.plies() || (ply + 1 == self.plies() && last_was_offerers);
+        (stands && self.status == Status::Playing).then_some(by)
     }
 
     /// The side whose takeback request stands.
