@@ -383,7 +383,7 @@ pub async fn variant(
 /// an invitation while a seat waits, the turn while it is played, the result and how once over.
 pub fn preview_text(app: &AppState, state: &GameState) -> (String, String) {
     let info = app.rooms.catalog().get(&state.variant).ok();
-    let title = info.map_or_else(|| state.variant.to_string(), |v| v.title.clone());
+    let title = super::pages::title_of(app, state);
     let clock = match state.now.time_control.is_timed() {
         true => state.now.time_control.words(),
         false => "untimed".to_string(),

@@ -235,7 +235,7 @@ pub async fn game(
         .ok()
         .flatten();
     let info = app.rooms.catalog().get(&state.variant).ok();
-    let title = info.map_or_else(|| state.variant.to_string(), |v| v.title.clone());
+    let title = title_of(&app, &state);
     // The rules in force: the variant's page, and the options this table chose.
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
     let base = base_url(&app.config, &headers);
@@ -339,7 +339,7 @@ fn embed_snippet(base: &str, id: &str, title: &str) -> String {
 }
 
 /// The title of a game's variant; its slug should the catalog not know it.
-fn title_of(app: &AppState, state: &crate::protocol::GameState) -> String {
+pub(super) fn title_of(app: &AppState, state: &crate::protocol::GameState) -> String {
     app.rooms
         .catalog()
         .get(&state.variant)
