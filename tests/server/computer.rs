@@ -306,13 +306,30 @@ async fn turns_sent_in_are_analysed_and_bad_ones_refused() {
 /// The first `plies` turns (fewer if it ends) of a game of `variant` in notation, the same every
 /// time.
 fn some_game(variant: &str, plies: usize) -> Vec<String> {
+    game_of(variant, plies, |_| true)
+}
+
+/// Like [`some_game`], but no mill is closed when another turn can be played: a long game.
+fn quiet_game(variant: &str, plies: usize) -> Vec<String> {
+    game_of(variant, plies, |turn| turn.remove.is_none())
+}
+
+/// The first `plies` turns of a game of `variant`, each picked the same way every time from the
+/// legal turns that are `wanted` (from all of them when none is).
+fn game_of(
+    variant: &str,
+    plies: usize,
+    wanted: impl Fn(&merels::rules::Turn) -> bool,
+) -> Vec<String> {
     let variant = merels::catalog::Catalog::builtin()
         .configure(variant, &Default::default())
         .unwrap();
     let mut game = merels::rules::Game::new(variant);
     while game.turns().len() < plies && game.outcome().is_none() {
         let legal = game.legal_turns();
-        let pick = legal[game.turns().len() * 7 % legal.len()];
+        let liked: Vec<_> = legal.iter().copied().filter(&wanted).collect();
+        let from = if liked.is_empty() { &legal } else { &liked };
+        let pick = from[game.turns().len() * 7 % from.len()];
         game.play(pick).unwrap();
     }
     game.turn_strings().to_vec()
@@ -499,6 +516,55 @@ async fn an_analysis_flood_neither_starves_the_computer_nor_goes_uncapped() {
         before + 1.0,
         "not served from what was kept"
     );
+    server.stop().await;
+}
+
+/// The computer's turns have an engine thread of their own: while one address has the two
+/// analyses it may (of a long game, each seconds of search) under way on the one analysis
+/// thread, a level-1 computer replies before either is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_answers_while_analyses_are_under_way() {
+    let server = TestServer::start().await;
+    let http = server.http();
+    let moves = quiet_game("nine-mens-morris", 200);
+    assert!(moves.len() >= 100, "a short game: {}", moves.len());
+    let url = format!(
+        "{}/api/analysis?variant=nine-mens-morris&moves={}",
+        http.base,
+        moves.join(",")
+    );
+    let human = http
+        .create_with(json!({"variant": "nine-mens-morris", "color": "white", "computer": 1}))
+        .await;
+    let state = http.state(&human.id).await;
+
+    let analyses: Vec<_> = (0..2)
+        .map(|_| {
+            let url = url.clone();
+            tokio::spawn(async move {
+                let response = reqwest::get(url).await.unwrap();
+                let status = response.status().as_u16();
+                let body: Value = response.json().await.unwrap_or(Value::Null);
+                (status, body, std::time::Instant::now())
+            })
+        })
+        .collect();
+    // Both are under way (each takes seconds) before the human plays.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(http.play(&human, &eager_turn(&state)).await.0, 200);
+    let state = my_turn_or_end(&http, &human).await;
+    let replied = std::time::Instant::now();
+    assert_eq!(state["status"], "playing", "{state}");
+
+    for analysis in analyses {
+        let (status, body, answered) = analysis.await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            replied < answered,
+            "the computer replied {:?} after an analysis was answered: it waited for it",
+            replied - answered
+        );
+    }
     server.stop().await;
 }
 
