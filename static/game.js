@@ -121,7 +121,8 @@ function receive(msg) {
       chat.history(msg);
       break;
     case 'error':
-      // An error while a line of chat, and no turn, is on its way is the line's.
+      // An error while a line of chat, and no turn, is on its way is the line's: said in the
+      // chat. The banner is for the game's errors and its end.
       if (sentAt === null && chat.error(msg)) break;
       showError(msg.message);
       sentAt = null;
@@ -201,6 +202,8 @@ function offerNews(was) {
 
 function arrived(before) {
   receivedAt = performance.now();
+  // The turn sent is stored (or the game moved on without it): an error from now on is not its.
+  if (sentAt !== null && state.version > sentAt) sentAt = null;
   // Lines said that never reached this page: the whole game again, lines included.
   if (chat.behind(state.chat)) resync();
   const me = hello && hello.seat;
