@@ -475,7 +475,7 @@ function render() {
     const mine = hello && hello.seat && state.winner;
     const lead = mine ? (state.winner === hello.seat ? 'You won: ' : 'You lost: ') : '';
     const text = `${lead}${outcome(state)}`;
-    status.textContent = 'Game over.';
+    status.textContent = text; // beside the board too, by the Rematch button: not at the fold
     if (!banner.classList.contains('error')) {
       banner.textContent = text;
       banner.hidden = false;

@@ -61,6 +61,17 @@ async fn a_player_resigns_from_the_page() {
     // Each player hears how it went for them; the end sounds where sound is on.
     assert!(text(&white, "#banner").await.starts_with("You won: "));
     assert!(text(&black, "#banner").await.starts_with("You lost: "));
+    // The panel beside the board, where the Rematch button is, says it too, above the fold.
+    wait_text(&white, "#status", "You won: White wins (resignation). 1-0").await;
+    wait_text(&black, "#status", "You lost: White wins (resignation). 1-0").await;
+    assert!(rect(&white, "#status").await.bottom <= rect(&white, "#rematch").await.top);
+    let fold = white.execute("return innerHeight", vec![]).await.unwrap();
+    assert!(rect(&white, "#rematch").await.bottom <= fold.as_f64().unwrap());
+    std::fs::write(
+        screenshots_dir().join("game-over.png"),
+        white.screenshot().await.unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         attr(&white, "#game", "data-sound").await.as_deref(),
         Some("end")
