@@ -29,8 +29,11 @@ let sentAt = null; // the version a turn was sent at: input waits until the game
 let lastAnnounced = null;
 let view = null; // looking back: how many turns into the game the board shows (null: now)
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
-let flipped = false; // the board drawn from Black's side
-let flippedByHand = false;
+// The board drawn from Black's side; turned by hand, as the player left it in this game, kept by
+// the browser (else from the player's own side).
+const flipKey = `merels.flip.${id}`;
+let flippedByHand = localStorage.getItem(flipKey) !== null;
+let flipped = localStorage.getItem(flipKey) === '1';
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
 const notifier = new Notifier();
@@ -220,8 +223,8 @@ function arrived(before) {
     notice.classList.toggle('arrival', !!came);
     notice.hidden = false;
     announce(news);
-  } else if (before && state.turns.length !== before.plies) {
-    notice.hidden = true; // a turn moves the game on: old news goes
+  } else if (before && (state.turns.length !== before.plies || state.status !== before.status)) {
+    notice.hidden = true; // a turn or the end moves the game on: old news goes
   }
   if (pending && !turns().some((t) => sameMove(t, pending) && t.remove)) pending = null;
   if (selected && !isMine(selected)) selected = null;
@@ -323,6 +326,11 @@ $('flip').addEventListener('click', () => {
   if (!hello) return;
   flipped = !flipped;
   flippedByHand = true;
+  try {
+    localStorage.setItem(flipKey, flipped ? '1' : '0');
+  } catch {
+    // Private windows may refuse storage: the board stays turned for this page.
+  }
   board = new Board($('board'), hello.board, activate, flipped);
   render();
 });
