@@ -29,6 +29,15 @@ export function menAt(sides) {
   return men;
 }
 
+// The distance between the two closest points of a board, in grid steps (at most one).
+function closest(points) {
+  let least = 1;
+  for (const a of points) {
+    for (const b of points) if (a !== b) least = Math.min(least, Math.hypot(a.x - b.x, a.y - b.y));
+  }
+  return least;
+}
+
 export class Board {
   // svg: the <svg> to draw in; geometry: {size, points: [{name, x, y}], lines: [[name...]]};
   // onActivate(name): called when a point is clicked, tapped or chosen with Enter/Space;
@@ -45,6 +54,8 @@ export class Board {
     );
     this.at = at;
     this.roving = null; // the one playable point in the tab order; arrow keys move it
+    // Rings and hit areas are sized from the two closest points, so that neighbours' never meet.
+    const step = closest(geometry.points);
 
     el('rect', { x: -pad, y: -pad, width: n + 2 * pad, height: n + 2 * pad, rx: 0.3, class: 'wood' }, svg);
     const lines = el('g', { class: 'lines' }, svg);
@@ -71,9 +82,9 @@ export class Board {
         'aria-label': `${p.name}, empty`,
       }, layer);
       el('circle', { class: 'spot', r: 0.11 }, g);
-      el('circle', { class: 'ring', r: 0.42 }, g);
+      el('circle', { class: 'ring', r: 0.38 * step }, g);
       el('circle', { class: 'man', r: 0.3 }, g);
-      el('circle', { class: 'hit', r: 0.48 }, g);
+      el('circle', { class: 'hit', r: 0.48 * step }, g);
       const activate = (ev) => {
         ev.preventDefault();
         onActivate(p.name);

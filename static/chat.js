@@ -159,7 +159,7 @@ export class Chat {
     const muted = this.choice.mute;
     // A player against the computer has only the spectators' chat, if they want it.
     const talks = !(player && this.againstComputer);
-    $('chat-title').textContent = player ? 'Chat with your opponent' : "Spectators' chat";
+    $('chat-title').textContent = player && talks ? 'Chat with your opponent' : "Spectators' chat";
     $('chat-spectators-option').hidden = !player;
     $('chat-mute-option').hidden = player && !talks;
     $('chat-mute').checked = muted;

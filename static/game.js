@@ -4,12 +4,14 @@
 // the server has stored it. The whole game comes once (`state`); each change after is an
 // `update` that says where the game stands, merged in (`state.js`).
 
+import { Arrival, seatsTaken } from './arrival.js';
 import { Board, menAt } from './board.js';
 import './pictures.js';
 import { Chat } from './chat.js';
 import { copyOnClick } from './copy.js';
-import { Notifier } from './notify.js';
+import { Notifier, overDays } from './notify.js';
 import { GameSocket } from './socket.js';
+import { Sounds } from './sound.js';
 import { outcome, position, seatWords, showClocks, take } from './state.js';
 
 const root = document.getElementById('game');
@@ -27,11 +29,16 @@ let sentAt = null; // the version a turn was sent at: input waits until the game
 let lastAnnounced = null;
 let view = null; // looking back: how many turns into the game the board shows (null: now)
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
-let flipped = false; // the board drawn from Black's side
-let flippedByHand = false;
+// The board drawn from Black's side; turned by hand, as the player left it in this game, kept by
+// the browser (else from the player's own side).
+const flipKey = `merels.flip.${id}`;
+let flippedByHand = localStorage.getItem(flipKey) !== null;
+let flipped = localStorage.getItem(flipKey) === '1';
 let endAnnounced = false; // the end of the game has been said to screen readers
 let noteAnnounced = ''; // the clock note last said to screen readers (it is redrawn every second)
 const notifier = new Notifier();
+const sounds = new Sounds(root, $('mute'));
+const arrival = new Arrival(pageTitle, () => render());
 const socket = new GameSocket(root, {
   receive,
   status: setConn,
@@ -117,7 +124,8 @@ function receive(msg) {
       chat.history(msg);
       break;
     case 'error':
-      // An error while a line of chat, and no turn, is on its way is the line's.
+      // An error while a line of chat, and no turn, is on its way is the line's: said in the
+      // chat. The banner is for the game's errors and its end.
       if (sentAt === null && chat.error(msg)) break;
       showError(msg.message);
       sentAt = null;
@@ -130,7 +138,8 @@ function receive(msg) {
   }
 }
 
-// Where the offers stood before a change, to say what became of them after it.
+// Where the game stood before a change (its offers, turns, status and seats), to say what
+// became of it after.
 function offers() {
   if (!state) return null;
   return {
@@ -139,47 +148,20 @@ function offers() {
     rematch: state.rematch_offer,
     plies: state.turns.length,
     status: state.status,
+    seats: seatsTaken(state),
   };
-}
-
-// Sounds, made on the spot (no files): a turn, a mill, the end. The switch is remembered.
-const mute = $('mute');
-mute.checked = localStorage.getItem('merels.mute') === '1';
-mute.addEventListener('change', () => localStorage.setItem('merels.mute', mute.checked ? '1' : '0'));
-let audio = null;
-const TONES = { turn: [660], mill: [660, 880], end: [880, 660, 440] };
-
-function sound(kind) {
-  if (mute.checked) return;
-  root.dataset.sound = kind; // the last sound played, for whoever inspects the page
-  try {
-    audio = audio || new AudioContext();
-    TONES[kind].forEach((hz, i) => {
-      const at = audio.currentTime + i * 0.12;
-      const osc = audio.createOscillator();
-      const gain = audio.createGain();
-      osc.frequency.value = hz;
-      gain.gain.setValueAtTime(0.15, at);
-      gain.gain.exponentialRampToValueAtTime(0.001, at + 0.1);
-      osc.connect(gain).connect(audio.destination);
-      osc.start(at);
-      osc.stop(at + 0.11);
-    });
-  } catch {
-    // No sound in this browser: the game goes on without.
-  }
 }
 
 // What the change from `was` sounds like: the end, a mill, or a turn.
 function soundOf(was) {
   if (!was) return;
-  if (state.status === 'finished' && was.status !== 'finished') sound('end');
-  else if (state.turns.length > was.plies) sound(state.fresh_mills.length ? 'mill' : 'turn');
+  if (state.status === 'finished' && was.status !== 'finished') sounds.play('end');
+  else if (state.turns.length > was.plies) sounds.play(state.fresh_mills.length ? 'mill' : 'turn');
 }
 
 // A player away from the page (a game over days) is told of the opponent's turn and of the end.
 function notifyOf(was) {
-  if (!was || !hello || !hello.seat) return;
+  if (!was || !hello || !hello.seat || !overDays(state)) return;
   if (state.status === 'finished' && was.status !== 'finished') {
     notifier.tell('Game over', `${state.summary}.`, id);
   } else if (state.turns.length > was.plies && myTurn()) {
@@ -223,19 +205,26 @@ function offerNews(was) {
 
 function arrived(before) {
   receivedAt = performance.now();
+  // The turn sent is stored (or the game moved on without it): an error from now on is not its.
+  if (sentAt !== null && state.version > sentAt) sentAt = null;
   // Lines said that never reached this page: the whole game again, lines included.
   if (chat.behind(state.chat)) resync();
-  soundOf(before);
+  const me = hello && hello.seat;
+  // The opponent took the empty seat: said every way there is, for a creator who looks elsewhere.
+  const came = arrival.of(before && before.seats, state, me);
+  if (came) sounds.play('arrival');
+  else soundOf(before);
   notifyOf(before);
-  notifier.offer(hello && hello.seat, state);
+  notifier.offer(me, state);
   const notice = $('notice');
-  const news = offerNews(before);
+  const news = came ? arrival.came(came, me, notifier, id) : offerNews(before);
   if (news) {
     notice.textContent = news;
+    notice.classList.toggle('arrival', !!came);
     notice.hidden = false;
     announce(news);
-  } else if (before && state.turns.length !== before.plies) {
-    notice.hidden = true; // a turn moves the game on: old news goes
+  } else if (before && (state.turns.length !== before.plies || state.status !== before.status)) {
+    notice.hidden = true; // a turn or the end moves the game on: old news goes
   }
   if (pending && !turns().some((t) => sameMove(t, pending) && t.remove)) pending = null;
   if (selected && !isMine(selected)) selected = null;
@@ -337,6 +326,11 @@ $('flip').addEventListener('click', () => {
   if (!hello) return;
   flipped = !flipped;
   flippedByHand = true;
+  try {
+    localStorage.setItem(flipKey, flipped ? '1' : '0');
+  } catch {
+    // Private windows may refuse storage: the board stays turned for this page.
+  }
   board = new Board($('board'), hello.board, activate, flipped);
   render();
 });
@@ -482,14 +476,14 @@ function render() {
   // Status line and banner.
   const status = $('status');
   const banner = $('banner');
-  document.title = myTurn() ? `Your turn · ${pageTitle}` : pageTitle;
+  document.title = arrival.title(myTurn(), n);
   if (state.status === 'finished') {
     // The server words every end; an aborted game has no result to show. A player hears first
     // how it went for them.
     const mine = hello && hello.seat && state.winner;
     const lead = mine ? (state.winner === hello.seat ? 'You won: ' : 'You lost: ') : '';
     const text = `${lead}${outcome(state)}`;
-    status.textContent = 'Game over.';
+    status.textContent = text; // beside the board too, by the Rematch button: not at the fold
     if (!banner.classList.contains('error')) {
       banner.textContent = text;
       banner.hidden = false;

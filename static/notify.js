@@ -1,13 +1,20 @@
-// Browser notifications for games played over days: a player who allows them is told of the
-// opponent's turn (and of the end) while the game's page is open in the background. They come
-// from this page, not from a push service: a closed page tells nothing, and the game waits on the
-// server as ever.
+// Browser notifications, for a page open in the background: a player who allows them is told
+// that the opponent has taken the seat (in every game: they are offered while waiting for the
+// opponent, as lichess does), and in a game of days per turn of the opponent's turns and of the
+// end. They come from this page, not from a push service: a closed page tells nothing, and the
+// game waits on the server as ever.
 
 const $ = (sel) => document.getElementById(sel);
 
+// Whether a game is played over days (its turns, not only its arrival, are notified).
+export function overDays(state) {
+  return /^\d+d$/.test(state.time_control);
+}
+
 export class Notifier {
   constructor() {
-    this.wanted = false; // a seated player in a game of days per turn
+    this.wanted = false; // the switch is offered: see `offer`
+    this.waiting = false; // for the opponent to arrive
     $('notify').addEventListener('click', async () => {
       await Notification.requestPermission();
       this.draw();
@@ -18,9 +25,12 @@ export class Notifier {
     return 'Notification' in window;
   }
 
-  // Whether this page may notify: a seated player, a game of days per turn still on.
+  // Whether this page offers notifications: a seated player waiting for the opponent, or in a
+  // game of days per turn still on.
   offer(seat, state) {
-    this.wanted = Notifier.supported() && !!seat && /^\d+d$/.test(state.time_control) && state.status !== 'finished';
+    this.waiting = state.status === 'waiting';
+    const days = overDays(state) && state.status !== 'finished';
+    this.wanted = Notifier.supported() && !!seat && (this.waiting || days);
     this.draw();
   }
 
@@ -28,14 +38,16 @@ export class Notifier {
     const button = $('notify');
     const permission = Notifier.supported() ? Notification.permission : 'denied';
     button.hidden = !this.wanted || permission !== 'default';
-    $('notify-on').hidden = !this.wanted || permission !== 'granted';
+    button.textContent = this.waiting ? 'Notify me when my opponent arrives' : 'Notify me of my turn';
+    const on = $('notify-on');
+    on.hidden = !this.wanted || permission !== 'granted';
+    on.textContent = this.waiting ? 'You will be notified when your opponent arrives.' : 'You are notified of your turn.';
   }
 
   // Says `body` under the title, if notifications are allowed and the page is not in view. One
-  // notification a game: a newer one replaces the last. Called before `offer` sees a new state,
-  // so that the end of a game is told too.
+  // notification a game: a newer one replaces the last.
   tell(title, body, game) {
-    if (!this.wanted || !Notifier.supported() || Notification.permission !== 'granted' || !document.hidden) return;
+    if (!Notifier.supported() || Notification.permission !== 'granted' || !document.hidden) return;
     const note = new Notification(title, { body, tag: `merels-${game}`, icon: '/static/favicon.svg' });
     note.onclick = () => {
       window.focus();

@@ -103,6 +103,12 @@ async fn players_chat_and_spectators_chat_apart() {
     said(&white, "Black: still there?").await;
     said(&white, "You: good luck").await;
 
+    // Black plays a turn: once it is stored, a refusal that comes later is the line's, not the
+    // turn's.
+    click(&black, "f4").await;
+    wait_text(&white, "#turns", "f4").await;
+    wait_text(&black, "#turns", "f4").await;
+
     // Too many lines at once (five in ten seconds, counting what Black said before): the
     // refusal is said under the chat, and the text given back to send later.
     let mut refused = None;
@@ -146,6 +152,18 @@ async fn players_chat_and_spectators_chat_apart() {
         "",
         "the board's banner is not the chat's"
     );
+    black
+        .execute(
+            "document.getElementById('chat').scrollIntoView({block: 'center'})",
+            vec![],
+        )
+        .await
+        .unwrap();
+    std::fs::write(
+        screenshots_dir().join("chat-refused.png"),
+        black.screenshot().await.unwrap(),
+    )
+    .unwrap();
     for c in [white, black, watcher] {
         c.close().await.unwrap();
     }

@@ -1,4 +1,4 @@
-//! How the page looks: dark mode, and a phone with the invite first.
+//! How the page looks: dark mode, a phone with the invite first, the board's side and its rings.
 
 use super::*;
 
@@ -68,7 +68,7 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     let server = TestServer::start().await;
     let seat = server.http().create("nine-mens-morris", "white").await;
     let driver = Driver::start().await;
-    let phone = driver.browser("phone", 390, 844).await;
+    let phone = driver.phone("phone").await;
     phone.goto(&seat_link(&server, &seat).await).await.unwrap();
     wait_text(&phone, "#you", "You play white.").await;
     let fits = phone
@@ -80,6 +80,30 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
         .await
         .unwrap();
     assert_eq!(fits, true, "the invite is above the fold");
+    // First on the page, before the board: for the creator, and for the friend who opens it.
+    let (share, board) = (rect(&phone, ".share").await, rect(&phone, "#board").await);
+    assert!(share.bottom <= board.top, "{share:?} {board:?}");
+    let friend = driver.phone("friend").await;
+    friend
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
+    wait_text(&friend, "#invite-text", "White is waiting for an opponent.").await;
+    let (invite, share, board) = (
+        rect(&friend, "#join-or-watch").await,
+        rect(&friend, ".share").await,
+        rect(&friend, "#board").await,
+    );
+    assert!(
+        invite.bottom <= share.top && share.bottom <= board.top,
+        "{invite:?} {share:?} {board:?}"
+    );
+    std::fs::write(
+        screenshots_dir().join("invite-friend-phone.png"),
+        friend.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    friend.close().await.unwrap();
     std::fs::write(
         screenshots_dir().join("invite-phone.png"),
         phone.screenshot().await.unwrap(),
@@ -134,5 +158,80 @@ async fn the_setup_cards_hold_their_forms() {
         assert!(count(&page, ".variant").await >= 8, "{name}");
         page.close().await.unwrap();
     }
+    server.stop().await;
+}
+
+/// The least room left between two points' rings, as a share of the distance between the
+/// points (each ring as drawn: its radius and half its stroke).
+const RING_GAP: &str = "\
+    const rings = [...document.querySelectorAll('#board .point')].map((g) => {\
+      const [x, y] = g.getAttribute('transform').match(/[-\\d.]+/g).map(Number);\
+      const style = getComputedStyle(g.querySelector('.ring'));\
+      return { x, y, r: parseFloat(style.r) + parseFloat(style.strokeWidth) / 2 };\
+    });\
+    let least = Infinity;\
+    for (const a of rings) for (const b of rings) {\
+      if (a === b) continue;\
+      const d = Math.hypot(a.x - b.x, a.y - b.y);\
+      least = Math.min(least, (d - a.r - b.r) / d);\
+    }\
+    return least;";
+
+/// Waits until the board draws `point` where `transform` puts it.
+async fn wait_drawn_at(c: &Client, point: &str, transform: &str) {
+    let css = format!("#board [data-point=\"{point}\"]");
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let got = attr(c, &css, "transform").await;
+        if got.as_deref() == Some(transform) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{point} never drawn at {transform} (at {got:?})"
+        );
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+}
+
+/// On the crowded Seven Men's board the dashed rings of the playable points stay clear of each
+/// other; a board turned with "Flip the board" stays turned across a reload, in that game alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rings_stay_apart_and_the_board_keeps_its_side() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let seat = http.create("seven-mens-morris", "white").await;
+    http.join(&seat.id).await;
+    let driver = Driver::start().await;
+    let page = driver.browser("player", 1000, 800).await;
+    page.goto(&seat_link(&server, &seat).await).await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    wait_drawn_at(&page, "a1", "translate(0 4)").await;
+    // The first turn may go anywhere: all 17 points are ringed.
+    let deadline = Instant::now() + WAIT;
+    while count(&page, "#board .point.targets").await < 17 {
+        assert!(Instant::now() < deadline, "the points were never ringed");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let gap = page.execute(RING_GAP, vec![]).await.unwrap();
+    assert!(gap.as_f64().unwrap() >= 0.15, "rings {gap} of a step apart");
+    std::fs::write(
+        screenshots_dir().join("rings-seven.png"),
+        page.screenshot().await.unwrap(),
+    )
+    .unwrap();
+
+    press(&page, "#flip").await;
+    wait_drawn_at(&page, "a1", "translate(4 0)").await;
+    page.refresh().await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    wait_drawn_at(&page, "a1", "translate(4 0)").await;
+    // Another game is drawn from the player's side, as ever.
+    let other = http.create("seven-mens-morris", "white").await;
+    page.goto(&seat_link(&server, &other).await).await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    wait_drawn_at(&page, "a1", "translate(0 4)").await;
+    page.close().await.unwrap();
     server.stop().await;
 }

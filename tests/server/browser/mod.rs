@@ -1,7 +1,7 @@
 //! End to end in a real headless Chromium (Debian's chromium and chromium-driver, which
 //! scripts/test installs), driven with fantoccini: the driver, the helpers every browser test
-//! uses, and the tests by theme (whole games, input, offers, presence, looks, chat, instances,
-//! the embed in another site's page).
+//! uses, and the tests by theme (the arrival, whole games, input, offers, presence, looks, chat,
+//! instances, the embed in another site's page).
 
 use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, turns};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -63,6 +63,29 @@ impl Driver {
         more: &[&str],
         prefs: Value,
     ) -> Client {
+        self.browser_with_options(name, width, height, more, json!({ "prefs": prefs }))
+            .await
+    }
+
+    /// A phone: a page 390 by 844 CSS pixels, touch. (A window of that size is not one: a
+    /// headless Chromium's window is at least 500 pixels wide, and its page shorter.)
+    async fn phone(&self, name: &str) -> Client {
+        let metrics = json!({"width": 390, "height": 844, "pixelRatio": 1, "touch": true});
+        let options = json!({"mobileEmulation": {"deviceMetrics": metrics}});
+        self.browser_with_options(name, 390, 844, &[], options)
+            .await
+    }
+
+    /// [`Driver::browser_with`] with more of `goog:chromeOptions` (`prefs`, `mobileEmulation`:
+    /// each set unless null).
+    async fn browser_with_options(
+        &self,
+        name: &str,
+        width: u32,
+        height: u32,
+        more: &[&str],
+        options: Value,
+    ) -> Client {
         let profile = self._profiles.path().join(name);
         let chromium =
             std::env::var("MERELS_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
@@ -80,8 +103,10 @@ impl Driver {
         let mut caps = caps;
         let args = caps["goog:chromeOptions"]["args"].as_array_mut().unwrap();
         args.extend(more.iter().map(|a| Value::from(*a)));
-        if !prefs.is_null() {
-            caps["goog:chromeOptions"]["prefs"] = prefs;
+        for (key, value) in options.as_object().into_iter().flatten() {
+            if !value.is_null() {
+                caps["goog:chromeOptions"][key] = value.clone();
+            }
         }
         let Value::Object(caps) = caps else {
             unreachable!()
@@ -310,6 +335,7 @@ fn screenshots_dir() -> PathBuf {
     dir
 }
 
+mod arrival;
 mod chat;
 mod embed;
 mod input;

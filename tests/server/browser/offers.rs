@@ -61,6 +61,17 @@ async fn a_player_resigns_from_the_page() {
     // Each player hears how it went for them; the end sounds where sound is on.
     assert!(text(&white, "#banner").await.starts_with("You won: "));
     assert!(text(&black, "#banner").await.starts_with("You lost: "));
+    // The panel beside the board, where the Rematch button is, says it too, above the fold.
+    wait_text(&white, "#status", "You won: White wins (resignation). 1-0").await;
+    wait_text(&black, "#status", "You lost: White wins (resignation). 1-0").await;
+    assert!(rect(&white, "#status").await.bottom <= rect(&white, "#rematch").await.top);
+    let fold = white.execute("return innerHeight", vec![]).await.unwrap();
+    assert!(rect(&white, "#rematch").await.bottom <= fold.as_f64().unwrap());
+    std::fs::write(
+        screenshots_dir().join("game-over.png"),
+        white.screenshot().await.unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         attr(&white, "#game", "data-sound").await.as_deref(),
         Some("end")
@@ -202,5 +213,44 @@ async fn an_aborted_game_says_so_and_offers_no_replay() {
     assert_eq!(http.state(&seat.id).await["termination"], "aborted");
     white.close().await.unwrap();
     black.close().await.unwrap();
+    server.stop().await;
+}
+
+/// Against the computer: a draw it accepts leaves no offer said under the finished game, and the
+/// player is not offered a chat with an opponent who cannot read it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draw_the_computer_accepts_leaves_no_offer_behind_and_no_chat_with_it() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    let driver = Driver::start().await;
+    // White, the human, holds the won side of Three Men's with adjacent moves: the computer,
+    // which knows it is lost, takes a draw at once.
+    let seat = http
+        .create_with(json!({
+            "variant": "three-mens-morris",
+            "options": {"movement": "adjacent"},
+            "color": "white",
+            "computer": 6,
+        }))
+        .await;
+    let page = driver.browser("human", 1000, 800).await;
+    page.goto(&seat_link(&server, &seat).await).await.unwrap();
+    wait_text(&page, "#you", "You play white.").await;
+    wait_text(&page, "#sides", "computer, level 6").await;
+    wait_text(&page, "#chat-title", "Spectators' chat").await;
+    assert!(!text(&page, "#chat").await.contains("opponent"));
+    click(&page, "b2").await;
+    wait_text(&page, "#replay-at", "2 / 2").await;
+    press_when_shown(&page, "#draw-offer").await;
+    wait_text(&page, "#banner", "Draw (agreement)").await;
+    assert_eq!(text(&page, "#notice").await, "");
+    assert!(!text(&page, ".panel").await.contains("offered a draw"));
+    std::fs::write(
+        screenshots_dir().join("computer-draw.png"),
+        page.screenshot().await.unwrap(),
+    )
+    .unwrap();
+    page.close().await.unwrap();
     server.stop().await;
 }
