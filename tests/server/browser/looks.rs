@@ -1,4 +1,5 @@
-//! How the page looks: dark mode, a phone with the invite first, the board's side and its rings.
+//! How the page looks: dark mode, a phone with the invite first, the board's side and its rings,
+//! pages that fit a phone.
 
 use super::*;
 
@@ -233,5 +234,65 @@ async fn the_rings_stay_apart_and_the_board_keeps_its_side() {
     wait_text(&page, "#you", "You play white.").await;
     wait_drawn_at(&page, "a1", "translate(0 4)").await;
     page.close().await.unwrap();
+    server.stop().await;
+}
+
+/// A finished game's analysis page fits every width from 320 px: the page never scrolls
+/// sideways, and no column of its table is cut off, on a phone or on a desktop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_analysis_page_fits_a_phone_and_a_desktop() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let http = server.http();
+    // A game played until mills are closed and men moved, so that turns and best turns are long.
+    let white = http.create("nine-mens-morris", "white").await;
+    let black = http.join(&white.id).await;
+    for ply in 0..30 {
+        let state = http.state(&white.id).await;
+        if state["status"] != "playing" {
+            break;
+        }
+        let seat = if ply % 2 == 0 { &white } else { &black };
+        assert_eq!(http.play(seat, &eager_turn(&state)).await.0, 200);
+    }
+    let resign = format!("/api/games/{}/resign", white.id);
+    http.request("POST", &resign, Some(&white.secret), None)
+        .await;
+
+    let driver = Driver::start().await;
+    for (width, height) in [(320, 640), (390, 844), (1280, 800)] {
+        let page = driver
+            .screen(&format!("w{width}"), width, height)
+            .await;
+        page.goto(&format!("{}/g/{}/analysis", server.base, white.id))
+            .await
+            .unwrap();
+        let cut = page
+            .execute(
+                "const out = []; \
+                 const page = document.documentElement; \
+                 if (page.scrollWidth > page.clientWidth) \
+                   out.push(`the page is ${page.scrollWidth} px wide`); \
+                 for (const e of document.querySelectorAll('#analysis-view *')) { \
+                   const r = e.getBoundingClientRect(); \
+                   if (r.width > 0 && r.right > page.clientWidth + 0.5) \
+                     out.push(`${e.tagName} ${e.textContent.trim().slice(0, 20)} ends at ${r.right}`); \
+                 } \
+                 const wrap = document.querySelector('.table-wrap'); \
+                 if (wrap.scrollWidth > wrap.clientWidth) \
+                   out.push(`the table is ${wrap.scrollWidth} px in ${wrap.clientWidth}`); \
+                 return out.slice(0, 8);",
+                vec![],
+            )
+            .await
+            .unwrap();
+        std::fs::write(
+            screenshots_dir().join(format!("analysis-{width}.png")),
+            page.screenshot().await.unwrap(),
+        )
+        .unwrap();
+        assert_eq!(cut, json!([]), "at {width} px");
+        page.close().await.unwrap();
+    }
     server.stop().await;
 }

@@ -9,6 +9,7 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,7 +25,10 @@ impl Driver {
         let port = free_port();
         let exe =
             std::env::var("MERELS_CHROMEDRIVER").unwrap_or_else(|_| "/usr/bin/chromedriver".into());
+        // A process group of its own, with the Chromiums it starts: a test that fails leaves
+        // none of them running behind it (killing chromedriver alone orphans them).
         let child = Command::new(&exe)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -70,9 +74,14 @@ impl Driver {
     /// A phone: a page 390 by 844 CSS pixels, touch. (A window of that size is not one: a
     /// headless Chromium's window is at least 500 pixels wide, and its page shorter.)
     async fn phone(&self, name: &str) -> Client {
-        let metrics = json!({"width": 390, "height": 844, "pixelRatio": 1, "touch": true});
+        self.screen(name, 390, 844).await
+    }
+
+    /// A page of exactly `width` by `height` CSS pixels, touch (a phone's, or a desktop's).
+    async fn screen(&self, name: &str, width: u32, height: u32) -> Client {
+        let metrics = json!({"width": width, "height": height, "pixelRatio": 1, "touch": true});
         let options = json!({"mobileEmulation": {"deviceMetrics": metrics}});
-        self.browser_with_options(name, 390, 844, &[], options)
+        self.browser_with_options(name, width, height, &[], options)
             .await
     }
 
@@ -121,6 +130,9 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        if let Some(group) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
