@@ -71,18 +71,7 @@ async fn players_chat_and_spectators_chat_apart() {
     // For the README: a game with its chat, the spectators' shown.
     say(&watcher, "black should take the centre").await;
     said(&black, "Spectator: black should take the centre").await;
-    black
-        .execute(
-            "document.getElementById('chat').scrollIntoView({block: 'center'})",
-            vec![],
-        )
-        .await
-        .unwrap();
-    std::fs::write(
-        screenshots_dir().join("game-chat.png"),
-        black.screenshot().await.unwrap(),
-    )
-    .unwrap();
+    screenshot_of(&black, "#chat", "game-chat.png").await;
 
     // White mutes the chat: no lines, no input; what Black says meanwhile is there on unmuting.
     press(&white, "#chat-mute").await;
@@ -152,18 +141,7 @@ async fn players_chat_and_spectators_chat_apart() {
         "",
         "the board's banner is not the chat's"
     );
-    black
-        .execute(
-            "document.getElementById('chat').scrollIntoView({block: 'center'})",
-            vec![],
-        )
-        .await
-        .unwrap();
-    std::fs::write(
-        screenshots_dir().join("chat-refused.png"),
-        black.screenshot().await.unwrap(),
-    )
-    .unwrap();
+    screenshot_of(&black, "#chat", "chat-refused.png").await;
     for c in [white, black, watcher] {
         c.close().await.unwrap();
     }

@@ -82,18 +82,7 @@ async fn another_site_frames_a_live_game_but_not_its_page() {
         snippet.starts_with(&format!("<iframe src=\"{}/embed/{id}\" width=\"400\" height=\"480\" title=\"Nine Men&#39;s Morris: a game on merels\"", server.base)),
         "{snippet}"
     );
-    browser
-        .execute(
-            "document.querySelector('.embed-code').scrollIntoView({block: 'center'})",
-            vec![],
-        )
-        .await
-        .unwrap();
-    std::fs::write(
-        screenshots_dir().join("embed-button.png"),
-        browser.screenshot().await.unwrap(),
-    )
-    .unwrap();
+    screenshot_of(&browser, ".embed-code", "embed-button.png").await;
     let site = another_site(&[
         snippet,
         frame(

@@ -261,9 +261,7 @@ async fn the_analysis_page_fits_a_phone_and_a_desktop() {
 
     let driver = Driver::start().await;
     for (width, height) in [(320, 640), (390, 844), (1280, 800)] {
-        let page = driver
-            .screen(&format!("w{width}"), width, height)
-            .await;
+        let page = driver.screen(&format!("w{width}"), width, height).await;
         page.goto(&format!("{}/g/{}/analysis", server.base, white.id))
             .await
             .unwrap();

@@ -8,8 +8,8 @@ use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -337,6 +337,18 @@ async fn rect(c: &Client, css: &str) -> Rect {
 
 async fn count(c: &Client, css: &str) -> usize {
     c.find_all(Locator::Css(css)).await.map_or(0, |v| v.len())
+}
+
+/// Scrolls the first element `css` finds to the middle of the page and saves a screenshot as
+/// `file` in [`screenshots_dir`].
+async fn screenshot_of(c: &Client, css: &str, file: &str) {
+    c.execute(
+        "document.querySelector(arguments[0]).scrollIntoView({block: 'center'})",
+        vec![json!(css)],
+    )
+    .await
+    .unwrap();
+    std::fs::write(screenshots_dir().join(file), c.screenshot().await.unwrap()).unwrap();
 }
 
 fn screenshots_dir() -> PathBuf {
