@@ -6,6 +6,9 @@ use clap::{Args, ValueEnum};
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// Where the data live unless told otherwise: an SQLite file below the working folder.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite:data/merels.db";
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -23,7 +26,7 @@ pub struct Config {
     pub bind: SocketAddr,
 
     /// Database: `sqlite:PATH` (created if missing) or `postgres://user@host/db`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite:data/merels.db")]
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
     pub database_url: String,
 
     /// Public base URL for share links, such as `https://merels.example.org` behind a proxy

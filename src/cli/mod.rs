@@ -1,7 +1,9 @@
-//! The `merels` command line: serve, list variants, count perft, list legal turns, and the
-//! computer's commands (`computer`). Errors name what is wrong (an unknown variant, option or
-//! value, a malformed position, an illegal turn) and exit 1.
+//! The `merels` command line: serve, list variants, count perft, list legal turns, the
+//! computer's commands (`computer`), and copies of the database (`backup`). Errors name what is
+//! wrong (an unknown variant, option or value, a malformed position, an illegal turn, a file that
+//! is no backup) and exit 1.
 
+mod backup;
 mod computer;
 mod uci;
 
@@ -60,6 +62,11 @@ enum Command {
     Match(computer::MatchArgs),
     /// Speak the UCI-style engine protocol on stdin and stdout (docs/ENGINE.md).
     Uci(uci::UciArgs),
+    /// Write a consistent copy of the SQLite database to FILE, while a server serves it or not.
+    Backup(backup::CopyArgs),
+    /// Put a copy made by `merels backup` back as the SQLite database, while no server runs on
+    /// it; the file it replaces is kept beside it.
+    Restore(backup::CopyArgs),
 }
 
 /// Which variant: its slug and table options.
@@ -303,5 +310,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Best(args)) => computer::best(catalog, &args, out),
         Some(Command::Match(args)) => computer::play_match(catalog, &args, out),
         Some(Command::Uci(args)) => uci::run(catalog, &args),
+        Some(Command::Backup(args)) => backup::backup(&args, out),
+        Some(Command::Restore(args)) => backup::restore(&args, out),
     }
 }

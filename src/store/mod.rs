@@ -9,6 +9,7 @@
 //! Every write of a game carries the epoch of the instance that owns it ([`owners`]), and the
 //! SQL refuses one from an owner that has been replaced.
 
+pub mod backup;
 mod writer;
 
 use crate::metrics::Metrics;
@@ -102,6 +103,32 @@ pub enum StoreError {
     InUse {
         /// The database file.
         path: String,
+    },
+    /// A file could not be read, written or renamed.
+    #[error("{path}: {source}")]
+    File {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// A backup was asked of a PostgreSQL database, which has tools of its own for it.
+    #[error(
+        "merels backup and restore copy an SQLite file; for PostgreSQL use pg_dump and \
+         pg_restore (README, Backups)"
+    )]
+    NotSqlite,
+    /// A backup would overwrite a file.
+    #[error("{0} exists already: name a new file")]
+    Exists(String),
+    /// A file to restore from (or back up) is not a whole merels database this build serves.
+    #[error("{path} is not a merels database to restore: {why}")]
+    NotABackup {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        why: String,
     },
 }
 

@@ -10,6 +10,7 @@ mod pg;
 mod random;
 
 mod actions;
+mod backup;
 mod browser;
 mod chat;
 mod cli;
