@@ -34,12 +34,7 @@ pub async fn backup(url: &str, to: &Path) -> Result<Contents, StoreError> {
     if to.exists() {
         return Err(StoreError::Exists(to.display().to_string()));
     }
-    if !from.exists() {
-        return Err(StoreError::NotABackup {
-            path: from.display().to_string(),
-            why: "there is no such file".into(),
-        });
-    }
+    must_exist(&from)?;
     let partial = beside(to, "partial");
     let _ = std::fs::remove_file(&partial);
     let pool = open(&from, false).await?;
@@ -65,12 +60,7 @@ pub async fn backup(url: &str, to: &Path) -> Result<Contents, StoreError> {
 /// replaces, if any, is kept beside it as `NAME.before-restore` (with its write-ahead log).
 pub async fn restore(url: &str, from: &Path) -> Result<Contents, StoreError> {
     let to = sqlite_path(url)?;
-    if !from.exists() {
-        return Err(StoreError::NotABackup {
-            path: from.display().to_string(),
-            why: "there is no such file".into(),
-        });
-    }
+    must_exist(from)?;
     // Held until the copy is in place: no server can start on the file meanwhile.
     let _lock = lock_sqlite_file(&to)?;
     let contents = check(from).await?;
@@ -161,7 +151,7 @@ async fn open(path: &Path, read_only: bool) -> Result<SqlitePool, StoreError> {
 
 /// The file of an `sqlite:` URL; any other is refused with the way to copy it instead.
 fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+    if super::is_postgres(url) {
         return Err(StoreError::NotSqlite);
     }
     if !url.starts_with("sqlite:") {
@@ -175,8 +165,19 @@ fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
     Ok(path.to_path_buf())
 }
 
-/// `path` with `.SUFFIX` added to its name.
-fn beside(path: &Path, suffix: &str) -> PathBuf {
+/// Refuses a database or copy that is not there.
+fn must_exist(path: &Path) -> Result<(), StoreError> {
+    match path.exists() {
+        true => Ok(()),
+        false => Err(StoreError::NotABackup {
+            path: path.display().to_string(),
+            why: "there is no such file".into(),
+        }),
+    }
+}
+
+/// `path` with `.SUFFIX` added to its name (the lock, a partial copy, the file put aside).
+pub(super) fn beside(path: &Path, suffix: &str) -> PathBuf {
     with_suffix(path, &format!(".{suffix}"))
 }
 

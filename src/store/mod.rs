@@ -462,6 +462,11 @@ pub struct Store {
 /// an outage (the time since the last beat) is charged to a clock.
 pub const BEAT: Duration = Duration::from_secs(2);
 
+/// Whether `url` names a PostgreSQL database (else it should be `sqlite:PATH`).
+fn is_postgres(url: &str) -> bool {
+    url.starts_with("postgres://") || url.starts_with("postgresql://")
+}
+
 impl Store {
     /// Connects to `url` (`sqlite:PATH` or `postgres://...`), creates an SQLite file and its
     /// folder when missing, runs the migrations and starts the writer. The writer stops when every
@@ -473,80 +478,79 @@ impl Store {
     /// [`Store::connect`], recording into the server's metrics.
     pub async fn open(url: &str, metrics: std::sync::Arc<Metrics>) -> Result<Store, StoreError> {
         let mut file_lock = None;
-        let (backend, writer) =
-            if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-                let options = PgConnectOptions::from_str(url)?
-                    .log_statements(tracing::log::LevelFilter::Trace);
-                // A server connection can go stale (the server restarted, a proxy dropped it),
-                // so one that has sat idle is pinged before use. One in steady use is not: the
-                // ping is a round trip of its own, as dear as the query it would guard, and a
-                // request for a game owned elsewhere is one such query.
-                let pool = |connections| {
-                    PgPoolOptions::new()
-                        .max_connections(connections)
-                        .acquire_timeout(ACQUIRE_TIMEOUT)
-                        .test_before_acquire(false)
-                        .before_acquire(|conn, meta| {
-                            Box::pin(async move {
-                                if meta.idle_for >= PING_IF_IDLE {
-                                    conn.ping().await?;
-                                }
-                                Ok(true)
-                            })
+        let (backend, writer) = if is_postgres(url) {
+            let options =
+                PgConnectOptions::from_str(url)?.log_statements(tracing::log::LevelFilter::Trace);
+            // A server connection can go stale (the server restarted, a proxy dropped it),
+            // so one that has sat idle is pinged before use. One in steady use is not: the
+            // ping is a round trip of its own, as dear as the query it would guard, and a
+            // request for a game owned elsewhere is one such query.
+            let pool = |connections| {
+                PgPoolOptions::new()
+                    .max_connections(connections)
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
+                    .test_before_acquire(false)
+                    .before_acquire(|conn, meta| {
+                        Box::pin(async move {
+                            if meta.idle_for >= PING_IF_IDLE {
+                                conn.ping().await?;
+                            }
+                            Ok(true)
                         })
-                        .connect_with(options.clone())
-                };
-                let readers = pool(8).await?;
-                sqlx::migrate!("migrations/postgres").run(&readers).await?;
-                // The writer keeps a connection of its own (see the SQLite case).
-                let writer = pool(1).await?;
-                (Backend::Postgres(readers), Backend::Postgres(writer))
-            } else if url.starts_with("sqlite:") {
-                let options = SqliteConnectOptions::from_str(url)?
-                    .create_if_missing(true)
-                    .journal_mode(SqliteJournalMode::Wal)
-                    // FULL: a commit survives power loss, not just a crash of this process.
-                    .synchronous(SqliteSynchronous::Full)
-                    .busy_timeout(Duration::from_secs(10))
-                    .foreign_keys(true)
-                    // The statement journal of a multi-row insert lives in memory, not a temp file;
-                    // and the write-ahead log is folded into the database every 10,000 pages rather
-                    // than 1,000, so that a page written by many batches is copied back once.
-                    .pragma("temp_store", "memory")
-                    .pragma("wal_autocheckpoint", "10000")
-                    .log_statements(tracing::log::LevelFilter::Trace);
-                if let Some(dir) = options.get_filename().parent()
-                    && !dir.as_os_str().is_empty()
-                {
-                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Folder {
-                        path: dir.display().to_string(),
-                        source: Arc::new(e),
-                    })?;
-                }
-                file_lock = owners::lock_sqlite_file(options.get_filename())?;
-                // The file does not go stale the way a server connection can: no ping before use
-                // and no reaping, so an idle pool does no work and keeps no timers of its own.
-                let pool = |connections, options: SqliteConnectOptions| {
-                    SqlitePoolOptions::new()
-                        .max_connections(connections)
-                        .test_before_acquire(false)
-                        .idle_timeout(None)
-                        .max_lifetime(None)
-                        .connect_with(options)
-                };
-                let readers = pool(4, options.clone()).await?;
-                sqlx::migrate!("migrations/sqlite").run(&readers).await?;
-                // The writer has a connection of its own, which it keeps. SQLite empties a
-                // connection's page cache whenever another connection has written since its last
-                // transaction; with one writer, its cache of the tables it keeps extending stays
-                // warm. The cache is large enough for every page a batch dirties: were it to fill
-                // mid-batch, SQLite would spill pages to the log and, at commit, write them again
-                // and read the log back to checksum it anew.
-                let writer = pool(1, options.pragma("cache_size", WRITER_CACHE_KIB)).await?;
-                (Backend::Sqlite(readers), Backend::Sqlite(writer))
-            } else {
-                return Err(StoreError::BadUrl(url.chars().take(60).collect()));
+                    })
+                    .connect_with(options.clone())
             };
+            let readers = pool(8).await?;
+            sqlx::migrate!("migrations/postgres").run(&readers).await?;
+            // The writer keeps a connection of its own (see the SQLite case).
+            let writer = pool(1).await?;
+            (Backend::Postgres(readers), Backend::Postgres(writer))
+        } else if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                // FULL: a commit survives power loss, not just a crash of this process.
+                .synchronous(SqliteSynchronous::Full)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+                // The statement journal of a multi-row insert lives in memory, not a temp file;
+                // and the write-ahead log is folded into the database every 10,000 pages rather
+                // than 1,000, so that a page written by many batches is copied back once.
+                .pragma("temp_store", "memory")
+                .pragma("wal_autocheckpoint", "10000")
+                .log_statements(tracing::log::LevelFilter::Trace);
+            if let Some(dir) = options.get_filename().parent()
+                && !dir.as_os_str().is_empty()
+            {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::Folder {
+                    path: dir.display().to_string(),
+                    source: Arc::new(e),
+                })?;
+            }
+            file_lock = owners::lock_sqlite_file(options.get_filename())?;
+            // The file does not go stale the way a server connection can: no ping before use
+            // and no reaping, so an idle pool does no work and keeps no timers of its own.
+            let pool = |connections, options: SqliteConnectOptions| {
+                SqlitePoolOptions::new()
+                    .max_connections(connections)
+                    .test_before_acquire(false)
+                    .idle_timeout(None)
+                    .max_lifetime(None)
+                    .connect_with(options)
+            };
+            let readers = pool(4, options.clone()).await?;
+            sqlx::migrate!("migrations/sqlite").run(&readers).await?;
+            // The writer has a connection of its own, which it keeps. SQLite empties a
+            // connection's page cache whenever another connection has written since its last
+            // transaction; with one writer, its cache of the tables it keeps extending stays
+            // warm. The cache is large enough for every page a batch dirties: were it to fill
+            // mid-batch, SQLite would spill pages to the log and, at commit, write them again
+            // and read the log back to checksum it anew.
+            let writer = pool(1, options.pragma("cache_size", WRITER_CACHE_KIB)).await?;
+            (Backend::Sqlite(readers), Backend::Sqlite(writer))
+        } else {
+            return Err(StoreError::BadUrl(url.chars().take(60).collect()));
+        };
         let stats = std::sync::Arc::new(WriterStats::default());
         let writes = writer::spawn(writer, stats.clone(), metrics);
         Ok(Store {

@@ -196,15 +196,14 @@ pub(super) fn lock_sqlite_file(
     if path.as_os_str().is_empty() || path.as_os_str() == ":memory:" {
         return Ok(None);
     }
-    let mut name = path.as_os_str().to_owned();
-    name.push(".lock");
+    let name = super::backup::beside(path, "lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&name)
         .map_err(|e| StoreError::Folder {
-            path: std::path::PathBuf::from(&name).display().to_string(),
+            path: name.display().to_string(),
             source: Arc::new(e),
         })?;
     match file.try_lock() {
@@ -213,7 +212,7 @@ pub(super) fn lock_sqlite_file(
             path: path.display().to_string(),
         }),
         Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Folder {
-            path: std::path::PathBuf::from(&name).display().to_string(),
+            path: name.display().to_string(),
             source: Arc::new(e),
         }),
     }
