@@ -6,6 +6,7 @@
 
 pub mod api;
 mod assets;
+pub mod browser;
 pub mod budget;
 pub mod error;
 pub mod forward;
@@ -180,6 +181,11 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             request_limits,
+        ))
+        // Outside the forwarding: a new browser's cookie goes with the request to its owner.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            browser::give_cookie,
         ))
         // A span per request, and its method, path, status and time at `debug`: the path
         // alone, never the query, so that nothing a link carries lands in a log.

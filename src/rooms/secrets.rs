@@ -119,6 +119,19 @@ pub fn unseal(sealed: &str, code: &str) -> Option<String> {
     String::from_utf8(opened).ok()
 }
 
+/// Random bytes in a browser's cookie (`merels_browser`): 128 bits.
+const BROWSER_BYTES: usize = 16;
+
+/// A new browser cookie's value (22 URL-safe characters).
+pub fn new_browser_cookie() -> String {
+    random_token(BROWSER_BYTES)
+}
+
+/// Whether `s` looks like a browser cookie's value.
+pub fn is_browser_cookie(s: &str) -> bool {
+    is_code(s)
+}
+
 /// A fair coin, for "random colour".
 pub fn coin() -> bool {
     getrandom::u64().is_ok_and(|v| v & 1 == 1)

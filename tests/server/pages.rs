@@ -612,3 +612,66 @@ async fn no_handoff_code_or_query_lands_in_the_logs() {
     assert!(!logged.contains(&code), "a hand-off code in the logs");
     assert!(!logged.contains("?code="), "a query in the logs");
 }
+
+/// The `merels_browser` cookies an answer sets.
+fn browser_cookies(res: &reqwest::Response) -> Vec<String> {
+    res.headers()
+        .get_all(reqwest::header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .filter(|v| v.starts_with("merels_browser="))
+        .map(String::from)
+        .collect()
+}
+
+/// A browser gets its anonymous id on its first page or API call, once, for the whole site and
+/// out of scripts' reach; static files and probes set none. A malformed cookie is replaced.
+#[tokio::test]
+async fn a_browser_gets_one_anonymous_id_for_the_whole_site() {
+    let server = TestServer::start().await;
+    let client = no_redirects().build().unwrap();
+    let first = client
+        .get(format!("{}/", server.base))
+        .send()
+        .await
+        .unwrap();
+    let given = browser_cookies(&first);
+    assert_eq!(given.len(), 1, "{given:?}");
+    let cookie = &given[0];
+    for part in ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age="] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    let pair = cookie.split(';').next().unwrap().to_string();
+
+    // Presented again, it is kept: nothing new is set.
+    for path in ["/", "/api/variants"] {
+        let again = client
+            .get(format!("{}{path}", server.base))
+            .header(reqwest::header::COOKIE, &pair)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(browser_cookies(&again), Vec::<String>::new(), "{path}");
+    }
+    // Static files and probes set none.
+    for path in ["/static/app.css", "/healthz"] {
+        let res = client
+            .get(format!("{}{path}", server.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 200, "{path}");
+        assert_eq!(browser_cookies(&res), Vec::<String>::new(), "{path}");
+    }
+    // A malformed one is no browser: a new id is given.
+    let bad = client
+        .get(format!("{}/", server.base))
+        .header(reqwest::header::COOKIE, "merels_browser=<script>")
+        .send()
+        .await
+        .unwrap();
+    let replaced = browser_cookies(&bad);
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    assert_ne!(replaced[0].split(';').next().unwrap(), pair);
+    server.stop().await;
+}
