@@ -112,112 +112,36 @@ impl Metrics {
             table_builds_waiting: Gauge::default(),
             bus_refused: Counter::default(),
         };
-        registry.register(
-            "connections_open",
-            "Open WebSocket connections",
-            m.connections.clone(),
-        );
-        registry.register(
-            "games_in_memory",
-            "Games with a room in memory",
-            m.games_in_memory.clone(),
-        );
-        registry.register("games", "Stored games by status", m.games.clone());
-        registry.register(
-            "turns_accepted",
-            "Turns stored and broadcast",
-            m.turns_accepted.clone(),
-        );
-        registry.register(
-            "turns_rejected",
-            "Turns refused, by reason",
-            m.turns_rejected.clone(),
-        );
-        registry.register(
-            "turn_latency_seconds",
-            "Seconds from a turn's arrival to its broadcast",
-            m.turn_latency.clone(),
-        );
-        registry.register(
-            "db_commit_seconds",
-            "Seconds per transaction of the group-commit writer",
-            m.commit_latency.clone(),
-        );
-        registry.register(
-            "db_batch_writes",
-            "Writes per transaction",
-            m.batch_size.clone(),
-        );
-        registry.register(
-            "limit_violations",
-            "Abuse limits hit, by limit",
-            m.limits.clone(),
-        );
-        registry.register(
-            "messages_skipped",
-            "Messages a slow connection skipped, replaced by the whole state",
-            m.messages_skipped.clone(),
-        );
-        registry.register(
-            "store_refusals",
-            "Writes the store refused as stale (another writer was first); each reloaded its game",
-            m.store_refusals.clone(),
-        );
-        registry.register(
-            "games_taken",
-            "Games this instance took to run their rooms",
-            m.games_taken.clone(),
-        );
-        registry.register(
-            "rooms_fenced",
-            "Rooms ended because another instance had taken their game",
-            m.rooms_fenced.clone(),
-        );
-        registry.register(
-            "lease_lapses",
-            "Times this instance found its lease lapsed and ended its rooms",
-            m.lease_lapses.clone(),
-        );
-        registry.register(
-            "forwarded",
-            "Requests and sockets forwarded to the instance that owns their game",
-            m.forwarded.clone(),
-        );
-        registry.register(
-            "relayed",
-            "Sockets served here, over the bus, for games another instance owns",
-            m.relayed.clone(),
-        );
-        registry.register(
-            "moved",
-            "Sockets told to reconnect to their game's owner at its own address",
-            m.moved.clone(),
-        );
-        registry.register(
-            "analyses",
-            "Analyses answered, by how: computed, or kept from an earlier ask",
-            m.analyses.clone(),
-        );
-        registry.register(
-            "table_builds",
-            "Solved tables built (begun)",
-            m.table_builds.clone(),
-        );
-        registry.register(
-            "table_builds_running",
-            "Solved tables being built now",
-            m.table_builds_running.clone(),
-        );
-        registry.register(
-            "table_builds_waiting",
-            "Solved tables waiting to be built or read",
-            m.table_builds_waiting.clone(),
-        );
-        registry.register(
-            "bus_refused",
-            "Messages on the bus refused: not sealed with the instances' key, or replayed",
-            m.bus_refused.clone(),
-        );
+        // Each metric's name (after the `merels_` prefix) and help, beside its field.
+        macro_rules! register {
+            ($($field:ident: $name:literal, $help:literal;)*) => {
+                $(registry.register($name, $help, m.$field.clone());)*
+            };
+        }
+        register! {
+            connections: "connections_open", "Open WebSocket connections";
+            games_in_memory: "games_in_memory", "Games with a room in memory";
+            games: "games", "Stored games by status";
+            turns_accepted: "turns_accepted", "Turns stored and broadcast";
+            turns_rejected: "turns_rejected", "Turns refused, by reason";
+            turn_latency: "turn_latency_seconds", "Seconds from a turn's arrival to its broadcast";
+            commit_latency: "db_commit_seconds", "Seconds per transaction of the group-commit writer";
+            batch_size: "db_batch_writes", "Writes per transaction";
+            limits: "limit_violations", "Abuse limits hit, by limit";
+            messages_skipped: "messages_skipped", "Messages a slow connection skipped, replaced by the whole state";
+            store_refusals: "store_refusals", "Writes the store refused as stale (another writer was first); each reloaded its game";
+            games_taken: "games_taken", "Games this instance took to run their rooms";
+            rooms_fenced: "rooms_fenced", "Rooms ended because another instance had taken their game";
+            lease_lapses: "lease_lapses", "Times this instance found its lease lapsed and ended its rooms";
+            forwarded: "forwarded", "Requests and sockets forwarded to the instance that owns their game";
+            relayed: "relayed", "Sockets served here, over the bus, for games another instance owns";
+            moved: "moved", "Sockets told to reconnect to their game's owner at its own address";
+            analyses: "analyses", "Analyses answered, by how: computed, or kept from an earlier ask";
+            table_builds: "table_builds", "Solved tables built (begun)";
+            table_builds_running: "table_builds_running", "Solved tables being built now";
+            table_builds_waiting: "table_builds_waiting", "Solved tables waiting to be built or read";
+            bus_refused: "bus_refused", "Messages on the bus refused: not sealed with the instances' key, or replayed";
+        }
         Metrics { registry, ..m }
     }
 

@@ -71,25 +71,7 @@ pub async fn run(
         store,
         metrics.clone(),
         Catalog::builtin(),
-        RoomsConfig {
-            idle: config.room_idle(),
-            absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
-            absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
-            games_per_minute: config.games_per_minute,
-            computer_games_per_hour: config.computer_games_per_hour,
-            handoff: Duration::from_secs(config.handoff_secs),
-            computer: crate::rooms::ComputerConfig {
-                threads: config.engine_threads,
-                analysis_threads: config.analysis_threads,
-                analyses_per_ip: config.analyses_per_ip,
-                tables: config.tables.clone(),
-            },
-            // Clients are sent to an instance's own address only where instances have peers.
-            direct_url: internal.as_ref().and(config.direct_url.clone()),
-            peer_address,
-            lease: config.lease(),
-            ..RoomsConfig::default()
-        },
+        rooms_config(&config, internal.is_some(), peer_address),
         stop.clone(),
     );
     // Registered before serving: a game made here is owned by a live instance from the start.
@@ -184,6 +166,48 @@ pub async fn run(
     )
     .await;
     stop.cancel();
+    wind_down(&rooms, relay.as_ref(), &sockets, deadline, internal).await;
+    sweep.abort();
+    beat.abort();
+    lease.abort();
+    give_up(&rooms).await;
+    Ok(())
+}
+
+/// The rooms' settings from the configuration. `has_peers`: whether this instance serves
+/// others on an internal address (PostgreSQL), the only case where clients are sent to an
+/// instance's own address.
+fn rooms_config(config: &Config, has_peers: bool, peer_address: String) -> RoomsConfig {
+    RoomsConfig {
+        idle: config.room_idle(),
+        absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
+        absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
+        games_per_minute: config.games_per_minute,
+        computer_games_per_hour: config.computer_games_per_hour,
+        handoff: Duration::from_secs(config.handoff_secs),
+        computer: crate::rooms::ComputerConfig {
+            threads: config.engine_threads,
+            analysis_threads: config.analysis_threads,
+            analyses_per_ip: config.analyses_per_ip,
+            tables: config.tables.clone(),
+        },
+        direct_url: config.direct_url.clone().filter(|_| has_peers),
+        peer_address,
+        lease: config.lease(),
+        ..RoomsConfig::default()
+    }
+}
+
+/// After the listener has stopped: every room finishes the write it is on, the rooms' last
+/// words go out (over the bus too), the sockets close, and the internal address stops; each
+/// step within `deadline`.
+async fn wind_down(
+    rooms: &Rooms,
+    relay: Option<&Relay>,
+    metrics: &Metrics,
+    deadline: Duration,
+    internal: Option<tokio::task::JoinHandle<()>>,
+) {
     if tokio::time::timeout(deadline, rooms.wait_closed())
         .await
         .is_err()
@@ -191,13 +215,13 @@ pub async fn run(
         tracing::warn!("games still writing at the shutdown deadline");
     }
     // The rooms' last words to sockets on other instances (reconnect) go out over the bus.
-    if let Some(relay) = &relay {
+    if let Some(relay) = relay {
         relay.flush().await;
     }
     // The rooms have told every socket to reconnect (1012); the process waits for the sockets to
     // send it and close, rather than end with the words unsent.
     let drained = async {
-        while sockets.connections.get() > 0 {
+        while metrics.connections.get() > 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
@@ -207,9 +231,11 @@ pub async fn run(
     if let Some(internal) = internal {
         let _ = internal.await;
     }
-    sweep.abort();
-    beat.abort();
-    lease.abort();
+}
+
+/// The last words to the store: this instance's games are given up and its last heartbeat
+/// recorded, and the store closed.
+async fn give_up(rooms: &Rooms) {
     // The games this instance owned are anyone's now: the next instance asked takes each at
     // once, rather than after the lease.
     if let Err(e) = rooms.deregister().await {
@@ -221,7 +247,6 @@ pub async fn run(
     }
     rooms.store().close().await;
     tracing::info!("stopped");
-    Ok(())
 }
 
 /// The limit's name in `merels_limits_total` for a connection the internal address refused.
