@@ -1,7 +1,11 @@
-//! The physical limit for the benchmark: a bare WebSocket broadcast server that speaks just
+//! The physical limits for the benchmark: a bare WebSocket broadcast server that speaks just
 //! enough of the protocol for the same client (create, join, hello, state, chat history, update,
 //! move) and sends the same messages, built from the same types and encoded the same way, but
-//! checks no rules and stores nothing.
+//! checks no rules and stores nothing; and, with a log file, the durable bare server: the same,
+//! plus merels's promise that a turn is on disk before anyone hears of it. Each turn is appended
+//! to the log by one writer thread that takes every turn waiting, writes them, `fsync`s once and
+//! only then lets them be broadcast: merels's group commit (`store/writer.rs`) with the database
+//! taken out.
 
 use axum::extract::ws::{Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
@@ -149,6 +153,8 @@ impl Game {
 
 struct Bare {
     games: Mutex<HashMap<String, Game>>,
+    /// The durable bare server's log; none for the bare server.
+    log: Option<Log>,
     next: AtomicU64,
     /// The lengths of games, in plies, taken in turn by the games created.
     lengths: Vec<usize>,
@@ -193,8 +199,87 @@ struct Incoming<'a> {
     turn: Option<&'a str>,
 }
 
-/// Serves the bare server on `bind`, on one thread and with Nagle off, until SIGINT or SIGTERM.
-pub fn serve(bind: std::net::SocketAddr, lengths: Vec<usize>) -> Result<(), String> {
+/// Most turns written between two `fsync`s: merels's most writes in one transaction.
+const MAX_BATCH: usize = 512;
+
+/// A turn waiting to be written, and whom to tell once it is on disk.
+struct Pending {
+    line: Vec<u8>,
+    done: tokio::sync::oneshot::Sender<()>,
+}
+
+/// The durable bare server's log: the sending end of its writer thread.
+struct Log(std::sync::mpsc::Sender<Pending>);
+
+impl Log {
+    /// Opens (creates or appends to) the log at `path` and starts its writer thread, which ends
+    /// when the log is dropped.
+    fn open(path: &std::path::Path) -> Result<Log, String> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let (tx, rx) = std::sync::mpsc::channel::<Pending>();
+        std::thread::Builder::new()
+            .name("log".into())
+            .spawn(move || write_log(file, rx))
+            .map_err(|e| e.to_string())?;
+        Ok(Log(tx))
+    }
+
+    /// Appends one turn of game `id`; returns once it is on disk.
+    async fn append(&self, id: &str, turn: &str) -> Result<(), String> {
+        let (done, written) = tokio::sync::oneshot::channel();
+        let line = format!("{id} {turn}\n").into_bytes();
+        self.0
+            .send(Pending { line, done })
+            .map_err(|_| "the log's writer has stopped".to_string())?;
+        written
+            .await
+            .map_err(|_| "the log could not be written".to_string())
+    }
+}
+
+/// The writer thread: every turn waiting (up to [`MAX_BATCH`]), written and `fsync`ed at once,
+/// then acknowledged. A failed write or sync acknowledges nothing and stops the writer.
+fn write_log(mut file: std::fs::File, rx: std::sync::mpsc::Receiver<Pending>) {
+    use std::io::Write;
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    let mut bytes = Vec::new();
+    while let Ok(first) = rx.recv() {
+        batch.push(first);
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(p) => batch.push(p),
+                Err(_) => break,
+            }
+        }
+        bytes.clear();
+        for p in &batch {
+            bytes.extend_from_slice(&p.line);
+        }
+        if file
+            .write_all(&bytes)
+            .and_then(|()| file.sync_data())
+            .is_err()
+        {
+            return;
+        }
+        for p in batch.drain(..) {
+            let _ = p.done.send(());
+        }
+    }
+}
+
+/// Serves the bare server on `bind`, on one thread and with Nagle off, until SIGINT or SIGTERM;
+/// durable, appending each turn to `log`, if given.
+pub fn serve(
+    bind: std::net::SocketAddr,
+    lengths: Vec<usize>,
+    log: Option<std::path::PathBuf>,
+) -> Result<(), String> {
+    let log = log.as_deref().map(Log::open).transpose()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -205,18 +290,20 @@ pub fn serve(bind: std::net::SocketAddr, lengths: Vec<usize>) -> Result<(), Stri
             let listener = tokio::net::TcpListener::bind(bind).await?.tap_io(|tcp| {
                 let _ = tcp.set_nodelay(true);
             });
-            axum::serve(listener, router(lengths))
+            axum::serve(listener, router(lengths, log))
                 .with_graceful_shutdown(merels::server::signal())
                 .await
         })
         .map_err(|e| e.to_string())
 }
 
-/// The bare server's routes. Its games end after the given numbers of plies, taken in turn; the
-/// load generator passes the lengths of random games of the variant it plays (at least one).
-pub fn router(lengths: Vec<usize>) -> Router {
+/// The bare server's routes (durable with a `log`). Its games end after the given numbers of
+/// plies, taken in turn; the load generator passes the lengths of random games of the variant it
+/// plays (at least one).
+fn router(lengths: Vec<usize>, log: Option<Log>) -> Router {
     let bare = Arc::new(Bare {
         games: Mutex::default(),
+        log,
         next: AtomicU64::new(0),
         lengths: if lengths.is_empty() {
             vec![usize::MAX]
@@ -295,6 +382,13 @@ async fn connection(socket: WebSocket, bare: Arc<Bare>, id: String, seat: Option
         let Ok(Incoming { turn: Some(turn) }) = serde_json::from_str(text.as_str()) else {
             continue;
         };
+        // Durable: on disk before anyone hears of it, as in merels. A turn that cannot be
+        // written is not played.
+        if let Some(log) = &bare.log
+            && log.append(&id, turn).await.is_err()
+        {
+            continue;
+        }
         let mut games = bare.games.lock().unwrap();
         let Some(game) = games.get_mut(&id) else {
             continue;
@@ -435,6 +529,58 @@ mod tests {
         kinds
     }
 
+    /// The durable bare server tells of a turn only once it is in the log: every update a
+    /// spectator hears is of a turn already on disk.
+    #[tokio::test]
+    async fn the_durable_bare_server_logs_a_turn_before_it_is_heard() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("turns.log");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let log = Log::open(&path).unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(vec![100], Some(log))).await });
+        crate::workload::until_ready(addr).await.unwrap();
+        let (id, [white, black]) = crate::workload::seated_game(addr, "nine-mens-morris")
+            .await
+            .unwrap();
+        let mut watcher = crate::workload::connect(addr, 0, &id, None).await.unwrap();
+        for (i, (secret, turn)) in [(&white, "a1"), (&black, "d7"), (&white, "g1")]
+            .into_iter()
+            .enumerate()
+        {
+            let mut player = crate::workload::connect(addr, 0, &id, Some(secret))
+                .await
+                .unwrap();
+            player
+                .send(crate::workload::move_frame(turn))
+                .await
+                .unwrap();
+            // The spectator's next update is this turn's; by then the log holds it.
+            loop {
+                let message =
+                    tokio::time::timeout(std::time::Duration::from_secs(10), watcher.next())
+                        .await
+                        .expect("the update came")
+                        .expect("the socket stayed open")
+                        .unwrap();
+                let Ok(text) = message.to_text() else {
+                    continue;
+                };
+                let v: Value = serde_json::from_str(text).unwrap();
+                if v["type"] == "update" && v["plies"] == i + 1 {
+                    break;
+                }
+            }
+            let logged = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(
+                logged.lines().count(),
+                i + 1,
+                "after turn {turn}, the log holds {logged:?}"
+            );
+            assert!(logged.ends_with(&format!("{id} {turn}\n")), "{logged:?}");
+        }
+    }
+
     /// Both servers greet a player and a spectator with the same messages, in the same order:
     /// what each costs a connection is measured alike.
     #[tokio::test]
@@ -450,7 +596,7 @@ mod tests {
         }));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let bare = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, router(vec![100])).await });
+        tokio::spawn(async move { axum::serve(listener, router(vec![100], None)).await });
 
         let mut greetings = Vec::new();
         for addr in [merels, bare] {

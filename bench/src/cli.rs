@@ -1,6 +1,6 @@
 //! The `merels-bench` command line: the benchmark (the default), `chaos` and `hostile`; and, hidden,
-//! the two servers they start as child processes of this very binary: merels itself, and the bare
-//! broadcast server it is measured against.
+//! the servers they start as child processes of this very binary: merels itself, and the bare
+//! broadcast server it is measured against (durable or not).
 
 use clap::{Parser, Subcommand};
 use std::ffi::OsString;
@@ -34,7 +34,7 @@ enum Command {
     /// so that what is measured is what is served.
     #[command(hide = true)]
     Serve,
-    /// The bare broadcast server that the benchmark measures against.
+    /// The bare broadcast server that the benchmark measures against, durable with `--log`.
     #[command(hide = true)]
     Bare {
         /// Address to listen on.
@@ -43,6 +43,9 @@ enum Command {
         /// The lengths of games, in plies, comma-separated: each game created ends after the next.
         #[arg(long, value_delimiter = ',', required = true)]
         plies: Vec<usize>,
+        /// Durable: append each turn to this file, `fsync`ed per batch, before it is heard.
+        #[arg(long)]
+        log: Option<std::path::PathBuf>,
     },
 }
 
@@ -57,7 +60,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Some(Command::Chaos(args)) => crate::chaos::run(args),
         Some(Command::Hostile(args)) => crate::hostile::run(args),
         Some(Command::Serve) => return merels::cli::main(["merels", "serve"].map(OsString::from)),
-        Some(Command::Bare { bind, plies }) => crate::bare::serve(bind, plies),
+        Some(Command::Bare { bind, plies, log }) => crate::bare::serve(bind, plies, log),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

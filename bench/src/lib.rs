@@ -149,10 +149,10 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         .collect::<Vec<_>>()
         .join(",");
     let (mut bare_samples, mut merels_samples, mut rounds) = (Vec::new(), Vec::new(), Vec::new());
-    let mut several_samples = Vec::new();
+    let (mut durable_samples, mut several_samples) = (Vec::new(), Vec::new());
     let several = args.instances as usize;
     for round in 0..args.rounds {
-        let mut order = vec![Kind::Bare, Kind::Merels(1)];
+        let mut order = vec![Kind::Bare, Kind::DurableBare, Kind::Merels(1)];
         if several > 1 {
             order.push(Kind::Merels(several));
         }
@@ -163,6 +163,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             let sample = runtime.block_on(measure(&args, kind, &bare_plies))?;
             match kind {
                 Kind::Bare => bare_samples.push(sample),
+                Kind::DurableBare => durable_samples.push(sample),
                 Kind::Merels(1) => merels_samples.push(sample),
                 Kind::Merels(_) => several_samples.push(sample),
             }
@@ -176,6 +177,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         });
     }
     let (bare, merels) = (Figures::of(bare_samples), Figures::of(merels_samples));
+    let durable_bare = Figures::of(durable_samples);
     let several = (several > 1).then(|| {
         let turns: u64 = several_samples.iter().map(|s| s.turns).sum();
         let bus_seconds: f64 = several_samples.iter().map(|s| s.bus_cpu_seconds).sum();
@@ -198,8 +200,11 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         image_clients: args.image_clients,
         ratio_turns_per_s: ratio(merels.turns_per_s, bare.turns_per_s),
         ratio_cpu_per_turn: ratio(bare.cpu_us_per_turn, merels.cpu_us_per_turn),
+        durable_ratio_turns_per_s: ratio(merels.turns_per_s, durable_bare.turns_per_s),
+        durable_ratio_cpu_per_turn: ratio(durable_bare.cpu_us_per_turn, merels.cpu_us_per_turn),
         merels,
         bare,
+        durable_bare,
         several,
         rounds,
     };
@@ -218,7 +223,10 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
 enum Kind {
     /// merels, as this many instances.
     Merels(usize),
+    /// The bare server: the network path's limit.
     Bare,
+    /// The durable bare server: the limit of a server that keeps merels's promise.
+    DurableBare,
 }
 
 /// A server child process, killed when dropped.
@@ -270,7 +278,7 @@ async fn start_servers(
     let mut servers = Vec::new();
     for _ in 0..match kind {
         Kind::Merels(n) => n,
-        Kind::Bare => 1,
+        Kind::Bare | Kind::DurableBare => 1,
     } {
         servers.push(start_server(args, kind, bare_plies, url.as_deref()).await?);
     }
@@ -303,6 +311,14 @@ async fn start_server(
     match kind {
         Kind::Bare => {
             cmd.args(["bare", "--bind", &addr.to_string(), "--plies", bare_plies]);
+        }
+        Kind::DurableBare => {
+            // The log on the same file system merels's SQLite file is on: a temporary folder.
+            let d = tempfile::tempdir().map_err(|e| e.to_string())?;
+            cmd.args(["bare", "--bind", &addr.to_string(), "--plies", bare_plies])
+                .arg("--log")
+                .arg(d.path().join("turns.log"));
+            dir = Some(d);
         }
         Kind::Merels(_) => {
             let url = match args.database {

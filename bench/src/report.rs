@@ -136,8 +136,11 @@ pub struct Report {
     pub image_clients: usize,
     /// merels.
     pub merels: Figures,
-    /// The bare broadcast server.
+    /// The bare broadcast server: the network path's limit.
     pub bare: Figures,
+    /// The durable bare server: the bare server plus each turn `fsync`ed to a log before it is
+    /// heard, the limit of a server that keeps merels's promise.
+    pub durable_bare: Figures,
     /// merels as several instances (`--instances`), when asked.
     pub several: Option<Several>,
     /// merels's turns per second over the bare server's.
@@ -145,6 +148,10 @@ pub struct Report {
     /// The bare server's CPU per turn over merels's: the turns per second merels would reach,
     /// as a share of the bare server's, were both servers kept busy.
     pub ratio_cpu_per_turn: f64,
+    /// merels's turns per second over the durable bare server's.
+    pub durable_ratio_turns_per_s: f64,
+    /// The durable bare server's CPU per turn over merels's.
+    pub durable_ratio_cpu_per_turn: f64,
     /// Each round's throughput, in the order they ran.
     pub rounds: Vec<Round>,
 }
@@ -216,6 +223,7 @@ pub(super) fn print_table(r: &Report) {
     let rows = [
         ("merels".to_string(), &r.merels),
         ("bare".to_string(), &r.bare),
+        ("durable".to_string(), &r.durable_bare),
     ];
     for (name, f) in rows
         .iter()
@@ -249,6 +257,10 @@ pub(super) fn print_table(r: &Report) {
     println!(
         "bare / merels CPU per turn: {:.2} (the same, were the load generator never the limit)",
         r.ratio_cpu_per_turn
+    );
+    println!(
+        "merels / durable bare turns per second: {:.2}; durable bare / merels CPU per turn: {:.2}",
+        r.durable_ratio_turns_per_s, r.durable_ratio_cpu_per_turn
     );
     if let Some(several) = &r.several {
         println!(
