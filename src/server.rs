@@ -74,7 +74,12 @@ pub async fn run(
         rooms_config(&config, internal.is_some(), peer_address),
         stop.clone(),
     );
-    // Registered before serving: a game made here is owned by a live instance from the start.
+    // Alive, then registered, before serving: a game made here is owned by a live instance from
+    // the start.
+    let life = rooms
+        .store()
+        .sign_of_life(&rooms.lease().me.instance)
+        .await?;
     rooms.renew().await?;
     let relay = match (&config.nats_url, &secret) {
         (Some(url), Some(secret)) => Some(
@@ -171,6 +176,7 @@ pub async fn run(
     beat.abort();
     lease.abort();
     give_up(&rooms).await;
+    life.end().await;
     Ok(())
 }
 
@@ -275,9 +281,10 @@ async fn beat(rooms: Rooms, stop: CancellationToken) {
 }
 
 /// Renews this instance's lease every third of its length, until shutdown; and cuts the
-/// sockets forwarded or relayed to peers whose own lease no longer holds. A peer that stops
-/// renewing (it died, or hangs) is noticed as its lease lapses, not at the renewal after: its
-/// games may be taken from that moment, and its clients are told to come back at once.
+/// sockets forwarded or relayed to peers that are no longer alive. A peer that stops renewing
+/// (it hangs) is noticed as its lease lapses, not at the renewal after; one that died (its sign
+/// of life gone, see [`crate::store::owners`]) within [`LIFE_CHECK`]: its games may be taken
+/// from that moment, and its clients are told to come back at once.
 async fn renew_lease(
     rooms: Rooms,
     peers: Option<Peers>,
@@ -291,10 +298,13 @@ async fn renew_lease(
     // Just after the earliest moment a peer's lease lapses, unless a renewal comes first.
     let mut lapse = std::pin::pin!(tokio::time::sleep(period));
     let mut watching = false;
+    let mut check = tokio::time::interval(LIFE_CHECK);
+    check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let renew = tokio::select! {
             _ = every.tick() => true,
             () = &mut lapse, if watching => false,
+            _ = check.tick(), if peers.is_some() => false,
             () = stop.cancelled() => return,
         };
         if renew && let Err(e) = rooms.renew().await {
@@ -323,6 +333,9 @@ async fn renew_lease(
 /// How long after a peer's lease lapses it is looked at again: the lapse is exclusive, and a
 /// timer may round.
 const LAPSE_MARGIN: Duration = Duration::from_millis(10);
+
+/// How often an instance with peers looks for peers that died (one short query).
+const LIFE_CHECK: Duration = Duration::from_millis(500);
 
 /// The earliest moment (wall ms) a live peer's lease lapses, short of a renewal: the instances'
 /// renewals keep moving it past the next renewal of this one, `me`, until a peer stops renewing.

@@ -77,6 +77,8 @@ pub struct Counts {
     codes: std::sync::Mutex<std::collections::BTreeMap<String, u64>>,
     /// The longest a game in play went without a stored turn, in ms.
     longest_stall_ms: AtomicU64,
+    /// For each game that stood across a kill, how long after the kill it moved again, in ms.
+    after_kill_ms: std::sync::Mutex<Vec<u64>>,
     /// When the last kill was sent, in ms into the run; 0 before the first.
     last_kill_ms: AtomicU64,
     /// The first few broken promises and errors, each with its game and server: what a rare
@@ -247,6 +249,24 @@ async fn chaos(args: ChaosArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// How soon games moved again after a kill, in words: the median, the 99th percentile and the
+/// longest, over every game that stood across one.
+fn moved_again(after_kill_ms: &[u64]) -> String {
+    if after_kill_ms.is_empty() {
+        return "no game stood across a kill".into();
+    }
+    let mut sorted = after_kill_ms.to_vec();
+    sorted.sort_unstable();
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    format!(
+        "moved again after a kill: p50 {} ms, p99 {} ms, longest {} ms ({} games)",
+        at(0.5),
+        at(0.99),
+        sorted[sorted.len() - 1],
+        sorted.len()
+    )
+}
+
 /// Checks the store against what the players saw; the counts' line, or what broke.
 async fn check(
     url: &str,
@@ -307,10 +327,15 @@ async fn check(
     }
     store.close().await;
     let stall = counts.longest_stall_ms.load(Ordering::Relaxed);
+    let after_kill = counts
+        .after_kill_ms
+        .lock()
+        .map(|a| moved_again(&a))
+        .unwrap_or_default();
     let line = format!(
         "{} acknowledged turns, {} lost, {gaps} gaps, {after_end} after an end, {unreadable} \
          unreadable, {} versions back, {differ} differing from the store, longest stall {stall} \
-         ms, {} errors met {:?}",
+         ms, {after_kill}, {} errors met {:?}",
         counts.acknowledged.load(Ordering::Relaxed),
         counts.lost.load(Ordering::Relaxed),
         counts.versions_back.load(Ordering::Relaxed),
@@ -447,6 +472,9 @@ async fn drive(
         let (since, now) = (ms_into_run(since.into_std()), started_ms());
         let kill = counts.last_kill_ms.load(Ordering::Relaxed);
         let ms = if kill > since {
+            if let Ok(mut after) = counts.after_kill_ms.lock() {
+                after.push(now.saturating_sub(kill));
+            }
             (kill - since).max(now.saturating_sub(kill))
         } else {
             now - since

@@ -561,13 +561,15 @@ async fn a_paused_owners_sockets_are_cut_as_its_lease_lapses() {
     drop((a, b));
 }
 
-/// An owner killed outright (SIGKILL) holds its games until its lease lapses; the instance that
-/// then takes one does not charge the player to move for the time nobody served the game (from
-/// the dead owner's last renewal), as one server does not across its own restart.
+/// An owner killed outright (SIGKILL) loses its games at once, not when its lease lapses: its
+/// sign of life (a connection of its own to PostgreSQL) goes with the process, and the next
+/// instance asked takes the game. That instance does not charge the player to move for the
+/// moment nobody served the game (from the dead owner's last renewal), as one server does not
+/// across its own restart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
+async fn a_dead_owners_games_move_at_once_and_its_outage_is_not_charged_to_the_clock() {
     let cluster = PgCluster::start();
-    // Renewed every 2 s: B may take A's games 4 to 6 s after A dies.
+    // A lease of 6 s: by the lease alone, B could take A's games only 4 to 6 s after A dies.
     let (_dir, a, b) = two_processes(&cluster, "dead", &None, "6", Duration::ZERO).await;
     let on_a = a.http();
     let white = on_a.create_timed("six-mens-morris", "white", "5+0").await;
@@ -580,7 +582,7 @@ async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
     a.kill();
     let killed = tokio::time::Instant::now();
 
-    // Through B: unavailable while A's lease holds, then B's.
+    // Through B: unavailable for a moment at most, then B's.
     let on_b = b.http();
     let path = format!("/api/games/{}", white.id);
     let after = loop {
@@ -593,12 +595,14 @@ async fn a_dead_owners_outage_is_not_charged_to_the_clock() {
             killed.elapsed() < Duration::from_secs(10),
             "B never took the game"
         );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let waited = killed.elapsed();
+    // Not a measure of speed (the chaos run measures that): the game moved while A's lease
+    // still held, which only its sign of life could tell.
     assert!(
-        waited >= Duration::from_secs(3),
-        "A's lease held {waited:?}"
+        waited < Duration::from_secs(3),
+        "B took the game {waited:?} after A died, as if waiting for A's lease"
     );
     assert_eq!(after["clock"]["running"], "white");
     // At most the time between White's turn beginning and A's last renewal (under 2 s) is
