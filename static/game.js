@@ -26,6 +26,8 @@ let selected = null; // a man chosen to move
 let pending = null; // a move that closes a mill ({from, to}), waiting for the man to remove
 let triedJoin = false;
 let sentAt = null; // the version a turn was sent at: input waits until the game moves on
+let sentTurn = null; // that turn, and the plies it was sent at: resent if a drop lost it
+let unanswered = null; // a turn sent as the socket dropped: resent if the new state still wants it
 let lastAnnounced = null;
 let view = null; // looking back: how many turns into the game the board shows (null: now)
 let receivedAt = 0; // when the current state arrived (performance.now()), for the clocks
@@ -43,6 +45,7 @@ const socket = new GameSocket(root, {
   receive,
   status: setConn,
   dropped: () => {
+    if (sentAt !== null) unanswered = sentTurn;
     sentAt = null;
   },
 });
@@ -205,6 +208,7 @@ function offerNews(was) {
 
 function arrived(before) {
   receivedAt = performance.now();
+  resend();
   // The turn sent is stored (or the game moved on without it): an error from now on is not its.
   if (sentAt !== null && state.version > sentAt) sentAt = null;
   // Lines said that never reached this page: the whole game again, lines included.
@@ -358,8 +362,26 @@ $('type-turn').addEventListener('submit', (ev) => {
 function send(text) {
   selected = null;
   pending = null;
-  if (socket.send({ type: 'move', move: text })) sentAt = state.version;
-  else showError('Not connected: the turn was not sent.');
+  unanswered = null;
+  if (socket.send({ type: 'move', move: text })) {
+    sentAt = state.version;
+    sentTurn = { turn: text, plies: state.plies };
+  } else showError('Not connected: the turn was not sent.');
+}
+
+// After a reconnect (docs/protocol.md, "Reconnecting"): a turn sent as the socket dropped was
+// stored or lost, and only the new state says which. Still this player's turn at the same ply,
+// with the turn legal: it was lost, and is sent again. Anything else: it was played, or the game
+// moved on without it.
+function resend() {
+  if (!unanswered) return;
+  const lost = unanswered;
+  unanswered = null;
+  const me = hello && hello.seat;
+  if (state.status === 'playing' && state.to_move === me && state.plies === lost.plies
+      && state.legal.some((t) => t.turn === lost.turn)) {
+    send(lost.turn);
+  }
 }
 
 function showError(message) {

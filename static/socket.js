@@ -8,6 +8,12 @@
 // and the page goes there. Should that address not answer right after being named (a firewall,
 // this page's policy), the page comes back and asks to be served where it is (`?direct=0`).
 
+// A server that says nothing for this long is asked whether it is there (`ping`); one that then
+// says nothing for `GIVE_UP_MS` more is taken for gone (paused, or cut off without a close) and
+// left for another: the balancer sends the new socket to an instance that answers.
+const QUIET_MS = 15000;
+const GIVE_UP_MS = 5000;
+
 export class GameSocket {
   // root: the page's element naming the game (`data-game`) and maybe its server's own socket
   // (`data-socket`); receive(msg): every message but `moved`; status(text, ok): the connection
@@ -26,6 +32,7 @@ export class GameSocket {
     this.moves = 0; // redirects in a row, without a game: past a few, they wait like any reconnect
     this.retry = 0;
     this.reconnecting = null;
+    this.silence = null;
     // A page left by a link or the back button may be kept whole in the back/forward cache, its
     // socket open: the opponent would see its player present for good, and could never claim.
     // Leaving closes the socket; coming back from the cache opens a new one.
@@ -64,9 +71,11 @@ export class GameSocket {
     this.status('Connecting…', false);
     socket.onopen = () => {
       this.status('Connected', true);
+      this.listen(socket);
     };
     socket.onmessage = (ev) => {
       heard = true;
+      this.listen(socket);
       const msg = JSON.parse(ev.data);
       if (msg.type === 'moved') {
         this.url = msg.url;
@@ -81,6 +90,7 @@ export class GameSocket {
       this.receive(msg);
     };
     socket.onclose = (ev) => {
+      clearTimeout(this.silence);
       this.dropped();
       if (ev.code === 4404) {
         this.status('No such game.', false);
@@ -112,6 +122,25 @@ export class GameSocket {
     };
   }
 
+  // Heard from the server just now: it is asked again only after `QUIET_MS` of silence, and
+  // given up `GIVE_UP_MS` after that (a close that the server need not answer: the socket is
+  // treated as dropped, and the page reconnects as after any drop).
+  listen(socket) {
+    clearTimeout(this.silence);
+    this.silence = setTimeout(() => {
+      if (socket !== this.socket || socket.readyState !== WebSocket.OPEN) return;
+      socket.send(JSON.stringify({ type: 'ping' }));
+      this.silence = setTimeout(() => {
+        if (socket !== this.socket) return;
+        socket.onmessage = null;
+        const onclose = socket.onclose;
+        socket.onclose = null;
+        socket.close(4001, 'the server is silent');
+        onclose?.({ code: 4001 });
+      }, GIVE_UP_MS);
+    }, QUIET_MS);
+  }
+
   // Sends a protocol message; false if the socket is not open.
   send(message) {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN) return false;
@@ -126,6 +155,7 @@ export class GameSocket {
 
   leave() {
     clearTimeout(this.reconnecting);
+    clearTimeout(this.silence);
     if (this.socket) {
       this.socket.onclose = null;
       this.socket.close(1000, 'page left');
