@@ -411,6 +411,71 @@ mod tests {
     use crate::catalog::Catalog;
     use std::collections::BTreeMap;
 
+    /// One message of each kind a client may send. The `match` has no catch-all: a new kind
+    /// does not compile until it is listed here, and the test below then holds `TYPES` to it.
+    fn one_of_each() -> Vec<ClientMessage> {
+        let all = vec![
+            ClientMessage::Move { turn: "a1".into() },
+            ClientMessage::Resign,
+            ClientMessage::DrawOffer,
+            ClientMessage::DrawAccept,
+            ClientMessage::DrawDecline,
+            ClientMessage::TakebackOffer,
+            ClientMessage::TakebackAccept,
+            ClientMessage::TakebackDecline,
+            ClientMessage::Rematch,
+            ClientMessage::RematchDecline,
+            ClientMessage::Abort,
+            ClientMessage::ClaimWin,
+            ClientMessage::ClaimDraw,
+            ClientMessage::Chat { text: "hi".into() },
+            ClientMessage::ChatSettings(Hearing::default_for(None)),
+            ClientMessage::Sync,
+            ClientMessage::Ping,
+        ];
+        for message in &all {
+            match message {
+                ClientMessage::Move { .. }
+                | ClientMessage::Resign
+                | ClientMessage::DrawOffer
+                | ClientMessage::DrawAccept
+                | ClientMessage::DrawDecline
+                | ClientMessage::TakebackOffer
+                | ClientMessage::TakebackAccept
+                | ClientMessage::TakebackDecline
+                | ClientMessage::Rematch
+                | ClientMessage::RematchDecline
+                | ClientMessage::Abort
+                | ClientMessage::ClaimWin
+                | ClientMessage::ClaimDraw
+                | ClientMessage::Chat { .. }
+                | ClientMessage::ChatSettings(_)
+                | ClientMessage::Sync
+                | ClientMessage::Ping => {}
+            }
+        }
+        all
+    }
+
+    /// `TYPES` (which tells a known type with bad fields from an unknown one, and names the
+    /// HTTP actions) is exactly the enum's tags, and every kind reads back as written.
+    #[test]
+    fn the_list_of_client_types_is_the_enums() {
+        let all = one_of_each();
+        let tags: Vec<String> = all
+            .iter()
+            .map(|m| {
+                let text = serde_json::to_string(m).unwrap();
+                assert_eq!(ClientMessage::parse(&text).as_ref(), Ok(m), "{text}");
+                serde_json::to_value(m).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(tags, ClientMessage::TYPES, "TYPES in the enum's order");
+    }
+
     #[test]
     fn a_hello_carries_the_board_as_the_catalog_encoded_it() {
         let catalog = Catalog::builtin();
