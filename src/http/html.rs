@@ -179,12 +179,9 @@ impl Start {
         }
     }
 
-    /// The start a form value names; a friend for anything else, as before there was a choice.
-    pub fn from_value(value: Option<&str>) -> Start {
-        Start::ALL
-            .into_iter()
-            .find(|s| Some(s.value()) == value)
-            .unwrap_or(Start::Friend)
+    /// The start a form value names, if any does.
+    pub fn from_value(value: &str) -> Option<Start> {
+        Start::ALL.into_iter().find(|s| s.value() == value)
     }
 
     /// The button's words.

@@ -237,7 +237,15 @@ async fn create_from_form(
         other => other.unwrap_or_default().to_string(),
     };
     let clock = super::api::time_control(Some(&clock))?;
-    let opponent = match Start::from_value(form.get("opponent").map(String::as_str)) {
+    // No opponent is a friend, as before the forms offered a choice; a wrong one is refused.
+    let start = match form.get("opponent") {
+        None => Start::Friend,
+        Some(value) => Start::from_value(value).ok_or_else(|| {
+            let why = format!("no opponent {value:?}: friend, open or computer");
+            ApiError::new(crate::protocol::ErrorCode::BadVariant, why)
+        })?,
+    };
+    let opponent = match start {
         Start::Computer => {
             let level = form.get("level").and_then(|l| l.parse().ok()).unwrap_or(0);
             super::api::opponent(Some(level), false)?

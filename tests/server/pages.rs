@@ -405,6 +405,10 @@ async fn the_setup_form_creates_a_seated_game_without_javascript() {
     ])
     .await;
     assert_eq!(res.status().as_u16(), 400);
+    let res = post(vec![("variant", "six-mens-morris"), ("opponent", "anyone")]).await;
+    assert_eq!(res.status().as_u16(), 400);
+    let text = res.text().await.unwrap();
+    assert!(text.contains("friend, open or computer"), "{text}");
 
     // Time controls: a preset, a custom one, and a custom one out of range.
     let home = client
