@@ -1,9 +1,9 @@
 //! The HTML that every page shares: the frame around a page (`static/layout.html`), rendering a
 //! template, the short message page, and the markup still made in code, escaped here: the
-//! table-setup form and the static board diagram. Pages (`pages`, `variants`) build on these and
-//! on nothing of each other's. The pages' templates (askama, escaping by default) live in
-//! `static/` beside the scripts that use their ids; the server renders them and does not serve
-//! them.
+//! table-setup form (with the ways to start a game and how its fields are read) and the static
+//! board diagram. Pages (`pages`, `variants`) build on these and on nothing of each other's. The
+//! pages' templates (askama, escaping by default) live in `static/` beside the scripts that use
+//! their ids; the server renders them and does not serve them.
 
 use crate::catalog::VariantInfo;
 use crate::rules::Board;
@@ -155,14 +155,88 @@ pub fn qr_svg(text: &str, label: &str) -> String {
     )
 }
 
+/// Whom a new game is against: what a setup form's buttons send as `opponent`, and their words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// A friend, who gets the link.
+    Friend,
+    /// Anyone: the game is listed under the home page's open challenges.
+    Open,
+    /// The computer, at the form's `level`.
+    Computer,
+}
+
+impl Start {
+    /// Every way to start, in the order the forms offer them (the first is the main button).
+    pub const ALL: [Start; 3] = [Start::Friend, Start::Open, Start::Computer];
+
+    /// The form value (`opponent=...`).
+    pub fn value(self) -> &'static str {
+        match self {
+            Start::Friend => "friend",
+            Start::Open => "open",
+            Start::Computer => "computer",
+        }
+    }
+
+    /// The start a form value names, if any does.
+    pub fn from_value(value: &str) -> Option<Start> {
+        Start::ALL.into_iter().find(|s| s.value() == value)
+    }
+
+    /// The button's words.
+    pub fn words(self) -> &'static str {
+        match self {
+            Start::Friend => "Play a friend",
+            Start::Open => "Open challenge",
+            Start::Computer => "Play the computer",
+        }
+    }
+
+    /// Whether the computer takes the other seat (the form then sends a level).
+    pub fn is_computer(self) -> bool {
+        self == Start::Computer
+    }
+
+    /// Whether this is the forms' main button.
+    pub fn is_first(self) -> bool {
+        self == Start::ALL[0]
+    }
+}
+
+/// The computer's level a form offers first: strong enough to play a game, weak enough to lose.
+pub const DEFAULT_LEVEL: u8 = 3;
+
+/// What every table setup offers after the variant's own options (`play` in
+/// `static/setup-parts.html`): the time controls, the computer's levels and the ways to start.
+pub struct Play {
+    pub(super) presets: &'static [crate::clock::TimeControl],
+    pub(super) levels: Vec<crate::engine::Level>,
+    pub(super) default_level: u8,
+    pub(super) starts: [Start; 3],
+    pub(super) open_hint: &'static str,
+}
+
+impl Play {
+    /// The one set of choices every setup form offers.
+    pub fn new() -> Play {
+        Play {
+            presets: &crate::clock::PRESETS,
+            levels: crate::engine::Level::all().collect(),
+            default_level: DEFAULT_LEVEL,
+            starts: Start::ALL,
+            open_hint: "An open challenge is listed on the home page for anyone to take.",
+        }
+    }
+}
+
 /// The table setup for a variant (`static/setup.html`).
 #[derive(askama::Template)]
 #[template(path = "setup.html")]
 struct Setup<'a> {
     slug: &'a str,
     options: &'a [crate::rules::variant::TableOption],
-    presets: &'static [crate::clock::TimeControl],
-    levels: Vec<crate::engine::Level>,
+    play: Play,
 }
 
 /// The table setup for a variant: its own options only, the clock, the colour, and the
@@ -171,9 +245,28 @@ pub fn setup_form(info: &VariantInfo) -> String {
     render(&Setup {
         slug: info.slug(),
         options: &info.spec.options,
-        presets: &crate::clock::PRESETS,
-        levels: crate::engine::Level::all().collect(),
+        play: Play::new(),
     })
+}
+
+/// The options a setup form sent for `variant`: its fields `opt.KEY`, and `opt.VARIANT.KEY`
+/// (the home page's form holds every variant's options, each named after its variant; those of
+/// the variants not chosen are not this game's).
+pub fn form_options(
+    form: &std::collections::HashMap<String, String>,
+    variant: &str,
+) -> BTreeMap<String, String> {
+    form.iter()
+        .filter_map(|(k, v)| {
+            let key = k.strip_prefix("opt.")?;
+            let key = match key.split_once('.') {
+                Some((slug, key)) if slug == variant => key,
+                Some(_) => return None,
+                None => key,
+            };
+            Some((key.to_string(), v.clone()))
+        })
+        .collect()
 }
 
 /// A board as a static SVG diagram: lines, points and coordinates, from the generated geometry.

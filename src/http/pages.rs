@@ -1,14 +1,17 @@
-//! Server-rendered pages: the home page with a table setup for every variant, the game page
-//! (a shell that the thin client in `static/` brings to life), its analysis, and its embed for
-//! other sites' pages. Pages read without JavaScript.
+//! Server-rendered pages: the home page (a few one-click starts, then one flow to set up a game
+//! of any variant), the game page (a shell that the thin client in `static/` brings to life),
+//! its analysis, and its embed for other sites' pages. Pages read without JavaScript.
 
 use super::error::ApiError;
 use super::html::{
-    Message, Preview, board_svg, escape, layout, layout_with, options_in_words, render,
-    script_json, setup_form,
+    DEFAULT_LEVEL, Message, Play, Preview, Start, board_svg, escape, form_options, layout,
+    layout_with, options_in_words, render, script_json,
 };
 use super::limits::ClientIp;
+use super::variants::STANDARD;
 use super::{AppState, base_url, presented_secret, seat_cookies};
+use crate::catalog::VariantInfo;
+use crate::clock::TimeControl;
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -17,14 +20,38 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::{BTreeMap, HashMap};
 
-/// The home page (`static/home.html`).
+/// The home page (`static/home.html`): a few one-click starts, then one flow (the variant, its
+/// options, time, colour, then whom to play), beside the open challenges and live games.
 #[derive(askama::Template)]
 #[template(path = "home.html")]
 struct Home<'a> {
-    challenges: Vec<Challenge>,
+    quick: Vec<Quick<'a>>,
     variants: Vec<Card<'a>>,
+    play: Play,
+    challenges: Vec<Challenge>,
     live: Vec<Live>,
+    /// The words of the button that opens a challenge, which the empty list points to.
+    open_words: &'static str,
 }
+
+/// A one-click start: the commonest choices, sent as a form of hidden fields.
+struct Quick<'a> {
+    slug: &'a str,
+    clock: TimeControl,
+    start: Start,
+    /// The computer's level, for a game against it.
+    level: Option<u8>,
+    /// What else the button does, in words: `Nine Men's Morris · 5 min + 3 s`.
+    detail: String,
+}
+
+/// The quick starts on the standard game: whom against, and the time control. Then one more: the
+/// computer on the catalog's first (smallest, quickest) variant.
+const QUICK: [(Start, TimeControl); 3] = [
+    (Start::Friend, TimeControl::Untimed),
+    (Start::Open, TimeControl::fischer(5, 3)),
+    (Start::Computer, TimeControl::Untimed),
+];
 
 /// A game waiting for anyone to take its seat.
 struct Challenge {
@@ -34,15 +61,16 @@ struct Challenge {
     waiting: &'static str,
 }
 
-/// A variant on the home page: its board, its words and its table setup.
+/// A variant in the home page's flow: its board, its words and its own options.
 struct Card<'a> {
     slug: &'a str,
     title: &'a str,
     summary: &'a str,
     /// Markup: the board as SVG.
     thumbnail: String,
-    /// Markup: the setup form.
-    form: String,
+    options: &'a [crate::rules::variant::TableOption],
+    /// Whether the flow starts with this variant chosen (the standard game).
+    chosen: bool,
 }
 
 /// A game being played now.
@@ -52,8 +80,10 @@ struct Live {
     plies: i64,
 }
 
-/// `GET /`: every variant with a thumbnail of its board and its table setup, and the games being
-/// played now, which anyone can watch.
+/// `GET /`: the quick starts, the flow with every variant (a thumbnail of its board, a link to
+/// its rules, its options), the open challenges, and the games being played now, which anyone
+/// can watch. It reads and works without JavaScript: the chosen variant's options are shown by
+/// CSS alone.
 pub async fn home(State(app): State<AppState>) -> Html<String> {
     let catalog = app.rooms.catalog();
     // Games anyone may join: a visitor without a friend at hand finds one here.
@@ -63,7 +93,7 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         .into_iter()
         .map(|c| Challenge {
             name: named(catalog, &c.variant, &c.options),
-            time: crate::clock::TimeControl::parse(&c.time_control)
+            time: TimeControl::parse(&c.time_control)
                 .map_or_else(|_| c.time_control.clone(), |t| t.words()),
             waiting: if c.waiting == "white" {
                 "White"
@@ -73,6 +103,10 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
             id: c.id,
         })
         .collect();
+    let standard = catalog
+        .get(STANDARD)
+        .ok()
+        .or_else(|| catalog.variants().first());
     let variants = catalog
         .variants()
         .iter()
@@ -85,7 +119,8 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
                 .configure(&BTreeMap::new())
                 .map(|v| board_svg(v.board(), &format!("{} board", info.title)))
                 .unwrap_or_default(),
-            form: setup_form(info),
+            options: &info.spec.options,
+            chosen: standard.is_some_and(|s| s.slug() == info.slug()),
         })
         .collect();
     let live = app.rooms.store().live_games(20).await;
@@ -99,11 +134,44 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         })
         .collect();
     let main = render(&Home {
-        challenges,
+        quick: quick_starts(standard, catalog.variants().first()),
         variants,
+        play: Play::new(),
+        challenges,
         live,
+        open_words: Start::Open.words(),
     });
     layout("merels · play mill games with a friend", &main, None)
+}
+
+/// The quick starts: [`QUICK`] on `standard`, and the computer on `first` (when another).
+fn quick_starts<'a>(
+    standard: Option<&'a VariantInfo>,
+    first: Option<&'a VariantInfo>,
+) -> Vec<Quick<'a>> {
+    let on_first = first
+        .filter(|f| standard.is_none_or(|s| s.slug() != f.slug()))
+        .map(|f| (f, Start::Computer, TimeControl::Untimed));
+    let on_standard = standard
+        .into_iter()
+        .flat_map(|s| QUICK.map(|(start, clock)| (s, start, clock)));
+    on_standard
+        .chain(on_first)
+        .map(|(info, start, clock)| {
+            let level = start.is_computer().then_some(DEFAULT_LEVEL);
+            let against = match level.and_then(crate::engine::Level::new) {
+                Some(level) => format!("level {} ({})", level.number(), level.name()),
+                None => clock.words(),
+            };
+            Quick {
+                slug: info.slug(),
+                clock,
+                start,
+                level,
+                detail: format!("{} · {against}", info.title),
+            }
+        })
+        .collect()
 }
 
 /// A stored game's variant and table options as the home page lists them: `Three Men's Morris
@@ -119,7 +187,10 @@ fn named(catalog: &crate::catalog::Catalog, slug: &str, options: &str) -> String
     }
 }
 
-/// `POST /games` (the home page's forms): creates a game and takes the creator to it, seated.
+/// `POST /games` (the setup forms): creates a game and takes the creator to it, seated. Fields:
+/// `variant`; its options ([`form_options`]); `clock` (a time control, or `custom` with
+/// `clock_minutes` and `clock_increment`); `color`; `opponent` ([`Start`]) and, for the
+/// computer, `level`.
 pub async fn create(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
@@ -157,10 +228,7 @@ async fn create_from_form(
         Some("black") => ColorChoice::Black,
         _ => ColorChoice::Random,
     };
-    let options: BTreeMap<String, String> = form
-        .iter()
-        .filter_map(|(k, v)| Some((k.strip_prefix("opt.")?.to_string(), v.clone())))
-        .collect();
+    let options = form_options(&form, variant);
     let clock = match form.get("clock").map(String::as_str) {
         Some("custom") => {
             let field = |k: &str| form.get(k).map_or("", |v| v.trim());
@@ -169,12 +237,21 @@ async fn create_from_form(
         other => other.unwrap_or_default().to_string(),
     };
     let clock = super::api::time_control(Some(&clock))?;
-    let opponent = match form.get("opponent").map(String::as_str) {
-        Some("computer") => {
+    // No opponent is a friend, as before the forms offered a choice; a wrong one is refused.
+    let start = match form.get("opponent") {
+        None => Start::Friend,
+        Some(value) => Start::from_value(value).ok_or_else(|| {
+            let why = format!("no opponent {value:?}: friend, open or computer");
+            ApiError::new(crate::protocol::ErrorCode::BadVariant, why)
+        })?,
+    };
+    let opponent = match start {
+        Start::Computer => {
             let level = form.get("level").and_then(|l| l.parse().ok()).unwrap_or(0);
             super::api::opponent(Some(level), false)?
         }
-        _ => super::api::opponent(None, form.contains_key("open"))?,
+        Start::Open => super::api::opponent(None, true)?,
+        Start::Friend => super::api::opponent(None, false)?,
     };
     let grant = app
         .rooms

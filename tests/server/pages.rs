@@ -262,9 +262,11 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
             slug != "nine-mens-morris",
             "{slug}"
         );
-        // The table setup offers exactly the variant's own options.
+        // The table setup offers exactly the variant's own options, as the home page does.
         for opt in &info.spec.options {
-            assert!(page.contains(&format!("name=\"opt.{}\"", opt.key)));
+            let name = format!("name=\"opt.{slug}.{}\"", opt.key);
+            assert!(page.contains(&name), "{slug}: {name}");
+            assert!(home.contains(&name), "home: {name}");
         }
         if info.spec.options.is_empty() {
             assert!(!page.contains("name=\"opt."), "{slug} offers no options");
@@ -365,6 +367,48 @@ async fn the_setup_form_creates_a_seated_game_without_javascript() {
         .await
         .unwrap();
     assert_eq!(res.status().as_u16(), 400);
+
+    // The home page's one form sends every variant's options, each named after its variant: only
+    // the chosen variant's count; one of its own that it does not have is refused all the same.
+    let post = |form: Vec<(&'static str, &'static str)>| {
+        let client = client.clone();
+        let url = format!("{}/games", server.base);
+        async move { client.post(url).form(&form).send().await.unwrap() }
+    };
+    let res = post(vec![
+        ("variant", "three-mens-morris"),
+        ("opt.three-mens-morris.movement", "adjacent"),
+        ("opt.twelve-mens-morris.flying", "off"),
+        ("opt.nine-mens-morris.flying", "off"),
+        ("opponent", "open"),
+    ])
+    .await;
+    assert_eq!(res.status().as_u16(), 303);
+    let location = res.headers()["location"].to_str().unwrap().to_string();
+    let state = server.http().state(&location[3..]).await;
+    assert_eq!(state["options"]["movement"], "adjacent", "{state}");
+    assert!(state["options"].get("flying").is_none(), "{state}");
+    let home = reqwest::get(&server.base)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let listed = home.split("id=\"challenges\"").nth(1).unwrap_or_default();
+    assert!(
+        listed.contains(&format!("href=\"{location}\"")),
+        "an open challenge"
+    );
+    let res = post(vec![
+        ("variant", "six-mens-morris"),
+        ("opt.six-mens-morris.movement", "adjacent"),
+    ])
+    .await;
+    assert_eq!(res.status().as_u16(), 400);
+    let res = post(vec![("variant", "six-mens-morris"), ("opponent", "anyone")]).await;
+    assert_eq!(res.status().as_u16(), 400);
+    let text = res.text().await.unwrap();
+    assert!(text.contains("friend, open or computer"), "{text}");
 
     // Time controls: a preset, a custom one, and a custom one out of range.
     let home = client

@@ -1,7 +1,7 @@
 //! End to end in a real headless Chromium (Debian's chromium and chromium-driver, which
 //! scripts/test installs), driven with fantoccini: the driver, the helpers every browser test
-//! uses, and the tests by theme (the arrival, whole games, input, offers, presence, looks, chat,
-//! instances, the embed in another site's page).
+//! uses, and the tests by theme (the arrival, the home page, whole games, input, offers,
+//! presence, looks, chat, instances, the embed in another site's page).
 
 use crate::harness::{TestServer, answers, eager_turn, eventually, free_port, turns};
 use fantoccini::{Client, ClientBuilder, Locator};
@@ -315,6 +315,33 @@ async fn seat_both(
     wait_text(black, "#you", "You play black.").await;
 }
 
+/// Starts a game from the home page's flow, as a visitor does: opens the home page, picks
+/// `variant`'s card, chooses its `options` (key and value), the colour (`white`, `black` or
+/// `random`), and presses the button of `opponent` (`friend`, `open` or `computer`). Every test
+/// that creates a game through the home page goes through here, so a change of the page changes
+/// one place.
+async fn start_from_home(
+    c: &Client,
+    server: &TestServer,
+    variant: &str,
+    options: &[(&str, &str)],
+    color: &str,
+    opponent: &str,
+) {
+    c.goto(&format!("{}/", server.base)).await.unwrap();
+    press(c, &format!("label[for=\"v-{variant}\"]")).await;
+    for (key, value) in options {
+        let select = format!("#options-{variant} select[name=\"opt.{variant}.{key}\"]");
+        press(c, &format!("{select} option[value=\"{value}\"]")).await;
+    }
+    press(
+        c,
+        &format!("#setup input[name=\"color\"][value=\"{color}\"]"),
+    )
+    .await;
+    press(c, &format!("#setup button[value=\"{opponent}\"]")).await;
+}
+
 /// Where an element is drawn, in CSS pixels of the window.
 #[derive(Debug, serde::Deserialize)]
 struct Rect {
@@ -362,6 +389,7 @@ fn screenshots_dir() -> PathBuf {
 mod arrival;
 mod chat;
 mod embed;
+mod home;
 mod input;
 mod instances;
 mod looks;

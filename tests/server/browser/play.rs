@@ -14,21 +14,7 @@ async fn two_browsers_play_a_whole_game_while_a_third_watches() {
     let watcher = driver.browser("watcher", 390, 844).await;
 
     // The creator picks Six Men's Morris and White on the home page.
-    white.goto(&format!("{}/", server.base)).await.unwrap();
-    white
-        .find(Locator::Css("#v-six-mens-morris input[value=\"white\"]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    white
-        .find(Locator::Css("#v-six-mens-morris button[type=\"submit\"]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    start_from_home(&white, &server, "six-mens-morris", &[], "white", "friend").await;
     wait_text(&white, "#you", "You play white.").await;
     let share = white
         .find(Locator::Css("#share"))
@@ -364,14 +350,7 @@ async fn an_open_challenge_is_taken_from_the_home_page() {
     assert_eq!((status, body["error"].as_str()), (400, Some("bad_variant")));
     let driver = Driver::start().await;
     let creator = driver.browser("creator", 1000, 800).await;
-    creator.goto(&server.base).await.unwrap();
-    for css in [
-        "#v-six-mens-morris input[name=\"open\"]",
-        "#v-six-mens-morris input[value=\"white\"]",
-        "#v-six-mens-morris button[value=\"friend\"]",
-    ] {
-        press(&creator, css).await;
-    }
+    start_from_home(&creator, &server, "six-mens-morris", &[], "white", "open").await;
     wait_text(&creator, "#you", "You play white.").await;
     let id = creator
         .current_url()
@@ -432,7 +411,7 @@ async fn a_player_plays_the_computer_to_the_end_on_a_phone() {
     // The table setup: moves to a neighbouring point (a first-player win), Black, the
     // strongest level, and "Play the computer".
     for css in [
-        "#play select[name=\"opt.movement\"] option[value=\"adjacent\"]",
+        "#play select[name=\"opt.three-mens-morris.movement\"] option[value=\"adjacent\"]",
         "#play input[value=\"black\"]",
         "#play select[name=\"level\"] option[value=\"6\"]",
         "#play button[value=\"computer\"]",
