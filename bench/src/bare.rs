@@ -98,6 +98,7 @@ impl Game {
             seats: Sides::from_fn(|_| SeatView {
                 taken: true,
                 connected: true,
+                name: None,
                 computer: None,
             }),
             spectators: self.conns.len() as u32,
@@ -329,6 +330,7 @@ mod tests {
         Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
+            name: None,
             computer: None,
         })
     }

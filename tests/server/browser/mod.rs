@@ -365,6 +365,7 @@ mod embed;
 mod input;
 mod instances;
 mod looks;
+mod names;
 mod offers;
 mod play;
 mod presence;
