@@ -268,6 +268,8 @@ impl Rooms {
 
     /// Creates a game with the creator seated, and the computer in the other seat when it is the
     /// opponent; durable before it returns.
+    // Each argument is one of the creator's choices, as the API takes them.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create(
         &self,
         from: IpAddr,

@@ -202,7 +202,7 @@ async fn names_are_checked_then_shown_on_the_seats_in_the_chat_record_and_lists(
         names(&server.http().state(&white.id).await),
         [json!("Ana C"), json!("مريم")]
     );
-    let mut ws_black = server.ws(&white.id, Some(&black.secret)).await;
+    let ws_black = server.ws(&white.id, Some(&black.secret)).await;
     let history = ws_black.chat.clone();
     let said: Vec<(&str, &str)> = history["lines"]
         .as_array()
