@@ -20,6 +20,7 @@ fn encode_state(c: &mut Criterion) {
     let seats = Sides::from_fn(|_| SeatView {
         taken: true,
         connected: true,
+        name: None,
         computer: None,
     });
     let snapshot = || Snapshot::new(21, black_box(&game), Status::Playing, seats.clone(), 2);

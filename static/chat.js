@@ -4,6 +4,8 @@
 // chat muted, the spectators shown) is remembered on this device and told to the server, which
 // then sends only those lines.
 
+import { nameNode } from './name.js';
+
 const KEY = 'merels.chat';
 const $ = (sel) => document.getElementById(sel);
 
@@ -147,10 +149,11 @@ export class Chat {
     p.hidden = !text;
   }
 
+  // Who said a line: "You", or the name they went by then (as text, isolated), or their seat.
   who(l) {
-    if (!l.by) return 'Spectator';
-    if (l.by === this.seat) return 'You';
-    return l.by === 'white' ? 'White' : 'Black';
+    if (l.by && l.by === this.seat) return ['You'];
+    const seat = !l.by ? 'Spectator' : l.by === 'white' ? 'White' : 'Black';
+    return l.name ? [nameNode(l.name), ` (${seat})`] : [seat];
   }
 
   draw() {
@@ -176,7 +179,7 @@ export class Chat {
         time.textContent = clock(l.at);
         time.dateTime = new Date(l.at).toISOString();
         const who = document.createElement('b');
-        who.textContent = `${this.who(l)}:`;
+        who.append(...this.who(l), ':');
         const text = document.createElement('span');
         text.textContent = ` ${l.text}`;
         li.append(time, ' ', who, text);

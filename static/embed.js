@@ -4,6 +4,7 @@
 // (`?ply=N`), that one position, unmoving, and no socket at all.
 
 import { Board } from './board.js';
+import { nameNode } from './name.js';
 import { GameSocket } from './socket.js';
 import { outcome, position, seatWords, showClocks, take } from './state.js';
 
@@ -36,7 +37,9 @@ function render() {
   for (const bar of root.querySelectorAll('.embed-side')) {
     const side = bar.dataset.side;
     const { who, online } = seatWords(state, side, null);
-    bar.querySelector('.who').textContent = `(${who})`;
+    // A player by the name they gave (as text, isolated), else in words.
+    const name = state.seats[side].name;
+    bar.querySelector('.who').replaceChildren(name ? nameNode(name) : `(${who})`);
     const presence = bar.querySelector('.presence');
     presence.textContent = view === null ? online : '';
     presence.className = `presence ${state.seats[side].computer ? 'online' : online}`;

@@ -10,6 +10,7 @@ import './pictures.js';
 import { Chat } from './chat.js';
 import { copyOnClick } from './copy.js';
 import { Notifier, overDays } from './notify.js';
+import { NameForm, nameNode, rememberedName } from './name.js';
 import { GameSocket } from './socket.js';
 import { Sounds } from './sound.js';
 import { outcome, position, seatWords, showClocks, take } from './state.js';
@@ -50,6 +51,7 @@ const socket = new GameSocket(root, {
   },
 });
 const chat = new Chat((message) => socket.send(message));
+const nameForm = new NameForm((message) => socket.send(message));
 
 function setConn(text, ok) {
   const conn = $('conn');
@@ -94,6 +96,7 @@ function receive(msg) {
       board = new Board($('board'), msg.board, activate, flipped);
       $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
       chat.hello(msg.seat);
+      nameForm.hello(msg.seat);
       chat.syncing(); // the history follows the state
       $('handoff').hidden = !msg.seat;
       break;
@@ -127,8 +130,9 @@ function receive(msg) {
       chat.history(msg);
       break;
     case 'error':
-      // An error while a line of chat, and no turn, is on its way is the line's: said in the
-      // chat. The banner is for the game's errors and its end.
+      // A refused name is said by its form. An error while a line of chat, and no turn, is on
+      // its way is the line's: said in the chat. The banner is for the game's errors and its end.
+      if (nameForm.error(msg)) break;
       if (sentAt === null && chat.error(msg)) break;
       showError(msg.message);
       sentAt = null;
@@ -233,6 +237,7 @@ function arrived(before) {
   if (pending && !turns().some((t) => sameMove(t, pending) && t.remove)) pending = null;
   if (selected && !isMine(selected)) selected = null;
   render();
+  nameForm.state(state);
   maybeJoin();
   chat.opponentIsComputer(!!(hello && hello.seat && state.seats[hello.seat === 'white' ? 'black' : 'white'].computer));
 }
@@ -252,7 +257,16 @@ function maybeJoin() {
 $('take-seat').addEventListener('click', async () => {
   triedJoin = true;
   $('join-or-watch').hidden = true;
-  const res = await fetch(`/api/games/${id}/join`, { method: 'POST', credentials: 'same-origin' });
+  // The remembered name takes the seat with it; one the server no longer takes is left out.
+  const join = (body) =>
+    fetch(`/api/games/${id}/join`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      ...(body && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    });
+  const name = rememberedName();
+  let res = await join(name && { name });
+  if (res.status === 400 && name) res = await join(null);
   if (res.ok) socket.reseat();
   else showError('The seat was taken: you are watching.');
 });
@@ -468,10 +482,11 @@ function render() {
       div.className = `side ${c}${state.status === 'playing' && state.to_move === c ? ' to-move' : ''}`;
       const seat = state.seats[c];
       const { who, online } = seatWords(state, c, hello && hello.seat);
-      div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="who"></span>
+      div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="name"></span> <span class="who"></span>
         <span class="presence ${online}"></span><br>
         in hand <b class="hand"></b> · lost <b class="removed"></b><span class="flies" hidden> · may fly</span>`;
       div.querySelector('.who').textContent = `(${who})`;
+      if (seat.name) div.querySelector('.name').replaceChildren(nameNode(seat.name));
       div.querySelector('.presence').textContent = online;
       if (seat.computer) div.querySelector('.presence').className = 'presence online';
       // A man placed to close a mill has left the hand, though the turn is not sent yet.
@@ -492,7 +507,9 @@ function render() {
     bar.dataset.side = side;
     bar.querySelector('.clock').dataset.side = side;
     const name = `${side[0].toUpperCase()}${side.slice(1)}`;
-    bar.querySelector('.clock-name').textContent = hello && hello.seat === side ? `${name} (you)` : name;
+    const named = state.seats[side].name;
+    const you = hello && hello.seat === side ? ' (you)' : '';
+    bar.querySelector('.clock-name').replaceChildren(...(named ? [nameNode(named), ` · ${name}${you}`] : [`${name}${you}`]));
   }
 
   // Status line and banner.

@@ -102,6 +102,7 @@ impl Game {
             seats: Sides::from_fn(|_| SeatView {
                 taken: true,
                 connected: true,
+                name: None,
                 computer: None,
             }),
             spectators: self.conns.len() as u32,
@@ -423,6 +424,7 @@ mod tests {
         Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
+            name: None,
             computer: None,
         })
     }

@@ -7,7 +7,7 @@ use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::config::Config;
 use crate::engine::Level;
-use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry};
+use crate::protocol::{Analysis, ClientMessage, ErrorCode, GameState, Geometry, PlayerName};
 use crate::rooms::{Action, Actor, ColorChoice, Opponent, RoomError, SeatGrant};
 use crate::rules::Color;
 use axum::Json;
@@ -132,6 +132,22 @@ pub struct CreateRequest {
     /// Let anyone take the empty seat: the game is listed among the open challenges.
     #[serde(default)]
     open: bool,
+    /// The creator's name, if they give one.
+    #[serde(default)]
+    name: Option<String>,
+}
+
+/// The body of `POST /api/games/{id}/join` (optional) and of `POST /api/games/{id}/name`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NameRequest {
+    /// The player's name.
+    name: String,
+}
+
+/// Reads a player's name from a request: refused as `bad_name` (400), and nothing is done.
+pub fn player_name(text: &str) -> Result<PlayerName, ApiError> {
+    PlayerName::parse(text).map_err(|e| ApiError::new(ErrorCode::BadName, e.to_string()))
 }
 
 /// The opponent a request asks for: the computer at `level`, anyone (`open`), or a friend.
@@ -244,20 +260,33 @@ pub async fn create(
     let req = body(&app, json)?;
     let clock = time_control(req.clock.as_deref())?;
     let opponent = opponent(req.computer, req.open)?;
+    let name = req.name.as_deref().map(player_name).transpose()?;
     let grant = app
         .rooms
-        .create(from, &req.variant, &req.options, clock, req.color, opponent)
+        .create(
+            from,
+            &req.variant,
+            &req.options,
+            clock,
+            req.color,
+            opponent,
+            name,
+        )
         .await?;
     Ok(granted(&app, &headers, grant, StatusCode::CREATED))
 }
 
-/// `POST /api/games/{id}/join`: takes the empty seat, or 409.
+/// `POST /api/games/{id}/join`, with `{"name": ...}` or no body: takes the empty seat, or 409.
 pub async fn join(
     State(app): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    json: Result<Option<Json<NameRequest>>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let grant = app.rooms.join(&id).await?;
+    let name = body(&app, json.map(|j| Json(j.map(|Json(r)| r))))?
+        .map(|r| player_name(&r.name))
+        .transpose()?;
+    let grant = app.rooms.join(&id, name).await?;
     Ok(granted(&app, &headers, grant, StatusCode::OK))
 }
 
@@ -331,6 +360,19 @@ pub async fn play(
 ) -> Result<Response, ApiError> {
     let turn = body(&app, json)?.turn;
     act(&app, &id, from, &headers, Action::Turn(turn)).await
+}
+
+/// `POST /api/games/{id}/name` with `{"name": ...}`: names the bearer's seat (anew); answers
+/// with the state, which everyone in the game sees.
+pub async fn name(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ClientIp(from): ClientIp,
+    headers: HeaderMap,
+    json: Result<Json<NameRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let name = player_name(&body(&app, json)?.name)?;
+    act(&app, &id, from, &headers, Action::Name(name)).await
 }
 
 /// `POST /api/games/{id}/handoff`: a one-time link that moves the asker's seat (by cookie or

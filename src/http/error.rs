@@ -52,9 +52,10 @@ impl ApiError {
             ErrorCode::Malformed | ErrorCode::UnknownType | ErrorCode::BadNotation => {
                 StatusCode::BAD_REQUEST
             }
-            ErrorCode::BadVariant | ErrorCode::BrokenFrame | ErrorCode::BadText => {
-                StatusCode::BAD_REQUEST
-            }
+            ErrorCode::BadVariant
+            | ErrorCode::BrokenFrame
+            | ErrorCode::BadText
+            | ErrorCode::BadName => StatusCode::BAD_REQUEST,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::NotFound => StatusCode::NOT_FOUND,

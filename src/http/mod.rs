@@ -168,6 +168,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/analysis", get(api::analysis))
         .route("/api/analysis", get(api::analysis_of_turns))
         .route("/api/games/{id}/move", post(api::play))
+        .route("/api/games/{id}/name", post(api::name))
         .route("/api/games/{id}/{action}", post(api::action))
         .route("/api/games/{id}/{action}/{answer}", post(api::answer))
         .route("/api/games/{id}/ws", get(ws::upgrade))

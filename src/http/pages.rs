@@ -59,6 +59,8 @@ struct Challenge {
     name: String,
     time: String,
     waiting: &'static str,
+    /// The waiting player's name, if given (the template escapes it).
+    player: Option<String>,
 }
 
 /// A variant in the home page's flow: its board, its words and its own options.
@@ -78,6 +80,8 @@ struct Live {
     id: String,
     name: String,
     plies: i64,
+    /// The players' names where given, else their colours (the template escapes them).
+    players: [String; 2],
 }
 
 /// `GET /`: the quick starts, the flow with every variant (a thumbnail of its board, a link to
@@ -100,6 +104,7 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
             } else {
                 "Black"
             },
+            player: c.name,
             id: c.id,
         })
         .collect();
@@ -127,10 +132,17 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
     let live = live
         .unwrap_or_default()
         .into_iter()
-        .map(|(id, variant, options, plies)| Live {
-            name: named(catalog, &variant, &options),
-            id,
-            plies,
+        .map(|g| {
+            let [white, black] = g.names;
+            Live {
+                name: named(catalog, &g.variant, &g.options),
+                players: [
+                    white.unwrap_or_else(|| "White".into()),
+                    black.unwrap_or_else(|| "Black".into()),
+                ],
+                id: g.id,
+                plies: g.plies,
+            }
         })
         .collect();
     let main = render(&Home {
@@ -253,9 +265,16 @@ async fn create_from_form(
         Start::Open => super::api::opponent(None, true)?,
         Start::Friend => super::api::opponent(None, false)?,
     };
+    // The name the browser remembers, which the page puts in the form.
+    let name = form
+        .get("name")
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+        .map(super::api::player_name)
+        .transpose()?;
     let grant = app
         .rooms
-        .create(from, variant, &options, clock, color, opponent)
+        .create(from, variant, &options, clock, color, opponent, name)
         .await?;
     Ok((
         StatusCode::SEE_OTHER,

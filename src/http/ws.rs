@@ -468,6 +468,7 @@ async fn deliver(link: &Link, outbox: &Arc<Outbox>, text: Utf8Bytes) {
             Some((ErrorCode::Malformed, format!("malformed message: {e}")))
         }
         Err(ParseError::BadFields(e)) => Some((ErrorCode::Malformed, format!("bad fields: {e}"))),
+        Err(ParseError::BadName(e)) => Some((ErrorCode::BadName, e.to_string())),
         Err(ParseError::UnknownType(kind)) => Some((
             ErrorCode::UnknownType,
             format!("unknown message type '{kind}' (see docs/protocol.md)"),

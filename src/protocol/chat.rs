@@ -4,6 +4,7 @@
 //! and sent to whoever hears that chat; a connection gets the lines it hears when it connects,
 //! resyncs or changes what it hears.
 
+use super::PlayerName;
 use crate::rules::Color;
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +55,9 @@ pub struct ChatLine {
     pub seq: u32,
     /// Who said it: a seat's colour, or `null` for a spectator.
     pub by: Option<Color>,
+    /// The speaker's name as it was when the line was said, if they had given one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<PlayerName>,
     /// What was said, as it was typed (a client shows it as text, never as markup).
     pub text: String,
     /// When, in Unix milliseconds.

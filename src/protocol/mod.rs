@@ -9,19 +9,21 @@
 //! bytes by every recipient.
 
 mod chat;
+mod name;
 mod state;
 
 pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
 pub use chat::{CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, room_of};
 use compact_str::CompactString;
+pub use name::{NAME_MAX_CHARS, NameError, PlayerName};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
 use std::sync::Arc;
 
 /// The protocol's version, sent in every `hello`.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +66,11 @@ pub enum ClientMessage {
     },
     /// Choose which chats to hear; answered with `chat_history`, the lines now heard.
     ChatSettings(Hearing),
+    /// Name your seat: shown on the seat, on your chat lines from now on, and in the record.
+    Name {
+        /// The name, checked as it is read: a refused one is [`ParseError::BadName`].
+        name: PlayerName,
+    },
     /// Ask for the whole state again.
     Sync,
     /// Keep the connection alive; answered with `pong`.
@@ -79,11 +86,13 @@ pub enum ParseError {
     UnknownType(String),
     /// A known `type` with missing or extra fields.
     BadFields(String),
+    /// A `name` message whose name is not one.
+    BadName(NameError),
 }
 
 impl ClientMessage {
     /// Every `type` a client may send.
-    pub const TYPES: [&'static str; 17] = [
+    pub const TYPES: [&'static str; 18] = [
         "move",
         "resign",
         "draw_offer",
@@ -99,6 +108,7 @@ impl ClientMessage {
         "claim_draw",
         "chat",
         "chat_settings",
+        "name",
         "sync",
         "ping",
     ];
@@ -125,9 +135,23 @@ impl ClientMessage {
             #[serde(rename = "type")]
             _kind: serde::de::IgnoredAny,
         }
+        // A `name` message of the right shape whose name is refused: the name's own error.
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct RawName {
+            #[serde(rename = "type")]
+            _kind: serde::de::IgnoredAny,
+            name: String,
+        }
         let message: ClientMessage = serde_json::from_str(text).map_err(|e| {
             match serde_json::from_str::<Envelope>(text) {
                 Err(_) => ParseError::Malformed(e.to_string()),
+                Ok(env) if env.kind == "name" => match serde_json::from_str::<RawName>(text)
+                    .map(|raw| PlayerName::parse(&raw.name))
+                {
+                    Ok(Err(bad)) => ParseError::BadName(bad),
+                    _ => ParseError::BadFields(e.to_string()),
+                },
                 Ok(env) if ClientMessage::TYPES.contains(&env.kind.as_str()) => {
                     ParseError::BadFields(e.to_string())
                 }
@@ -139,6 +163,7 @@ impl ClientMessage {
             ClientMessage::Move { .. }
                 | ClientMessage::Chat { .. }
                 | ClientMessage::ChatSettings(_)
+                | ClientMessage::Name { .. }
         ) {
             serde_json::from_str::<TypeAlone>(text)
                 .map_err(|e| ParseError::BadFields(format!("this message has no fields: {e}")))?;
@@ -211,6 +236,9 @@ pub struct SeatView {
     pub taken: bool,
     /// The holder has a live connection (the computer always has).
     pub connected: bool,
+    /// The name the holder gave, if any: a label, not an identity (clients show it as text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<PlayerName>,
     /// The computer holds the seat: its level and how long it thought about its last turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub computer: Option<ComputerView>,
@@ -321,6 +349,8 @@ pub enum ErrorCode {
     BrokenFrame,
     /// A text frame was not UTF-8: the connection is closed with 1007.
     BadText,
+    /// A player's name that is not one (too long, empty, or holding characters a name may not).
+    BadName,
 }
 
 impl ErrorCode {
@@ -430,6 +460,9 @@ mod tests {
             ClientMessage::ClaimDraw,
             ClientMessage::Chat { text: "hi".into() },
             ClientMessage::ChatSettings(Hearing::default_for(None)),
+            ClientMessage::Name {
+                name: PlayerName::parse("Ann").unwrap(),
+            },
             ClientMessage::Sync,
             ClientMessage::Ping,
         ];
@@ -450,6 +483,7 @@ mod tests {
                 | ClientMessage::ClaimDraw
                 | ClientMessage::Chat { .. }
                 | ClientMessage::ChatSettings(_)
+                | ClientMessage::Name { .. }
                 | ClientMessage::Sync
                 | ClientMessage::Ping => {}
             }
@@ -555,5 +589,46 @@ mod tests {
             ClientMessage::parse(r#"{"type":"resign_now"}"#),
             Err(ParseError::UnknownType(_))
         ));
+    }
+
+    #[test]
+    fn a_name_message_is_read_with_its_name_checked() {
+        assert_eq!(
+            ClientMessage::parse(r#"{"type":"name","name":"  Ana  María "}"#),
+            Ok(ClientMessage::Name {
+                name: PlayerName::parse("Ana María").unwrap()
+            })
+        );
+        let refused = |text: &str| match ClientMessage::parse(text) {
+            Err(ParseError::BadName(e)) => e,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(
+            refused(r#"{"type":"name","name":"<b>Ana</b>"}"#),
+            NameError::Forbidden('<')
+        );
+        assert_eq!(
+            refused(r#"{"type":"name","name":"Ana\u202eBob"}"#),
+            NameError::Invisible
+        );
+        assert_eq!(
+            refused(r#"{"type":"name","name":"Ana\nBob"}"#),
+            NameError::Control
+        );
+        assert_eq!(
+            refused(&format!(r#"{{"type":"name","name":"{}"}}"#, "x".repeat(21))),
+            NameError::TooLong
+        );
+        // The wrong shape is the message's fault, not the name's.
+        for text in [
+            r#"{"type":"name"}"#,
+            r#"{"type":"name","name":7}"#,
+            r#"{"type":"name","name":"Ana","seat":"white"}"#,
+        ] {
+            assert!(
+                matches!(ClientMessage::parse(text), Err(ParseError::BadFields(_))),
+                "{text}"
+            );
+        }
     }
 }

@@ -267,6 +267,7 @@ mod tests {
         Sides::from_fn(|_| SeatView {
             taken: true,
             connected: true,
+            name: None,
             computer: None,
         })
     }

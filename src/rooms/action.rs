@@ -1,7 +1,7 @@
 //! What players ask of a game: the actor, the action (one for each client message that acts,
 //! whichever transport carried it), and what comes back.
 
-use crate::protocol::{ClientMessage, GameState};
+use crate::protocol::{ClientMessage, GameState, PlayerName};
 use crate::rules::Color;
 
 /// Who is acting.
@@ -42,6 +42,8 @@ pub enum Action {
     Rematch,
     /// Decline the opponent's rematch offer.
     RematchDecline,
+    /// Name the seat's player (anew).
+    Name(PlayerName),
 }
 
 impl Action {
@@ -63,6 +65,7 @@ impl Action {
             M::TakebackDecline => Action::Takeback(OfferAction::Decline),
             M::Rematch => Action::Rematch,
             M::RematchDecline => Action::RematchDecline,
+            M::Name { name } => Action::Name(name),
             M::Sync | M::Ping | M::Chat { .. } | M::ChatSettings(_) => return None,
         })
     }

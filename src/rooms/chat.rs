@@ -9,7 +9,7 @@ use super::outbox::Outbox;
 use super::task::Room;
 use super::{Connection, RoomError, Rooms};
 use crate::protocol::{
-    CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, ServerMessage, room_of,
+    CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, PlayerName, ServerMessage, room_of,
 };
 use crate::rules::Color;
 use crate::store::{ChatRow, WriteOp};
@@ -69,10 +69,16 @@ impl ChatLog {
                 "spectator" => None,
                 side => Some(Color::parse(side)?),
             };
+            // A name kept that no longer reads is left out rather than losing the chat.
+            let name = row
+                .author_name
+                .as_deref()
+                .and_then(|n| PlayerName::parse(n).ok());
             log.lines[room.index()].push(ChatLine {
                 room,
                 seq: u32::try_from(row.seq).ok()?,
                 by,
+                name,
                 text: row.body,
                 at: row.said_at,
             });
@@ -80,14 +86,17 @@ impl ChatLog {
         Some(log)
     }
 
-    /// The line `speaker` would say with `text` at `now` in a game that ended at `ended_at`
-    /// (if it has), and the write that stores it (by the owner at `epoch`), older lines pushed
-    /// out; or why it may not be said. Pure: nothing changes until [`ChatLog::keep`].
+    /// The line `speaker` (going by `name`, if any) would say with `text` at `now` in a game
+    /// that ended at `ended_at` (if it has), and the write that stores it (by the owner at
+    /// `epoch`), older lines pushed out; or why it may not be said. Pure: nothing changes until
+    /// [`ChatLog::keep`].
+    #[allow(clippy::too_many_arguments)]
     pub fn decide(
         &self,
         game: &str,
         epoch: i64,
         speaker: Speaker,
+        name: Option<&PlayerName>,
         text: &str,
         now: i64,
         ended_at: Option<i64>,
@@ -122,6 +131,7 @@ impl ChatLog {
             room,
             seq: lines.last().map_or(1, |l| l.seq + 1),
             by: speaker.seat(),
+            name: name.cloned(),
             text,
             at: now,
         };
@@ -135,6 +145,7 @@ impl ChatLog {
             author: line.by.map_or("spectator", Color::name).to_string(),
             body: line.text.clone(),
             said_at: now,
+            author_name: line.name.as_ref().map(|n| n.to_string()),
         };
         Ok((
             line,
@@ -224,10 +235,14 @@ impl Room {
             Some(None) => Speaker::Spectator(conn),
             None => return Ok(()), // gone meanwhile
         };
+        let name = speaker
+            .seat()
+            .and_then(|c| self.table.names[c.index()].as_ref());
         let (line, op) = self.chat.decide(
             &self.table.id,
             self.table.epoch,
             speaker,
+            name,
             text,
             room_ms(),
             self.table.ended_at,
@@ -356,7 +371,7 @@ mod tests {
         now: i64,
         ended_at: Option<i64>,
     ) -> Result<ChatLine, RoomError> {
-        let (line, op) = log.decide(GAME, 1, speaker, text, now, ended_at)?;
+        let (line, op) = log.decide(GAME, 1, speaker, None, text, now, ended_at)?;
         let WriteOp::Chat { line: row, .. } = op else {
             panic!("a line is written as a chat line")
         };
@@ -454,7 +469,7 @@ mod tests {
         );
         // The next line's write tells the store which lines it pushes out.
         let (line, op) = log
-            .decide(GAME, 1, Speaker::Spectator(9999), "late", 0, None)
+            .decide(GAME, 1, Speaker::Spectator(9999), None, "late", 0, None)
             .unwrap();
         let WriteOp::Chat { keep_from, .. } = op else {
             panic!("a chat line")
@@ -502,6 +517,7 @@ mod tests {
             author: author.into(),
             body: "hi".into(),
             said_at: 5,
+            author_name: None,
         };
         let log = ChatLog::from_rows(vec![
             row("players", 1, "white"),

@@ -58,8 +58,11 @@ pub(super) enum Command {
         hash: Option<String>,
         reply: Reply<Option<Color>>,
     },
-    /// Take the empty seat.
-    Join { reply: Reply<SeatGrant> },
+    /// Take the empty seat, under a name if one is given.
+    Join {
+        name: Option<crate::protocol::PlayerName>,
+        reply: Reply<SeatGrant>,
+    },
     /// The state now.
     State { reply: Reply<GameState> },
     /// The game record.
@@ -109,7 +112,7 @@ impl Command {
         match self {
             Command::Act { answer, .. } => answer.refuse(e, None),
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
-            Command::Join { reply } => drop(reply.send(Err(e))),
+            Command::Join { reply, .. } => drop(reply.send(Err(e))),
             Command::State { reply } => drop(reply.send(Err(e))),
             Command::Record { reply } => drop(reply.send(Err(e))),
             Command::Game { reply } => drop(reply.send(Err(e))),

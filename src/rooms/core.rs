@@ -10,7 +10,7 @@
 
 use super::{Ending, OfferAction, RoomError};
 use crate::clock::{Clock, TimeControl};
-use crate::protocol::Status;
+use crate::protocol::{PlayerName, Status};
 use crate::rooms::secrets;
 use crate::rules::{Checked, Color, Game, Outcome, Stale, Termination};
 use crate::store::{ClockRow, GameEnd, OfferKind, SeatColumn, WriteOp};
@@ -22,6 +22,8 @@ pub(super) struct Table {
     pub game: Game,
     /// The hashes of the seats' secrets.
     pub seats: [Option<String>; 2],
+    /// The names the seats' players gave, if any.
+    pub names: [Option<PlayerName>; 2],
     pub status: Status,
     /// Bumped by the shell for every change it applies.
     pub version: u64,
@@ -69,8 +71,13 @@ pub(super) enum Ask {
     Rematch { seat: Color, fresh: Fresh },
     /// Decline the opponent's rematch offer.
     RematchDecline { seat: Color },
-    /// Take the empty seat with the secret whose hash is given.
-    Join { hash: String },
+    /// Take the empty seat with the secret whose hash is given, under `name` if one is given.
+    Join {
+        hash: String,
+        name: Option<PlayerName>,
+    },
+    /// Name a seat's player (anew).
+    Name { seat: Color, name: PlayerName },
     /// Close an unfinished game as abandoned (the stale-game sweep).
     Abandon,
     /// End the game if its deadline has passed.
@@ -102,7 +109,12 @@ pub(super) enum Change {
     Seat {
         color: Color,
         hash: String,
+        name: Option<PlayerName>,
         clock: Option<Clock>,
+    },
+    Name {
+        color: Color,
+        name: PlayerName,
     },
     Finish {
         outcome: Outcome,
@@ -128,6 +140,14 @@ pub(super) fn clock_row(clock: &Clock) -> ClockRow {
     }
 }
 
+/// The store's column of a seat.
+fn seat_column(color: Color) -> SeatColumn {
+    match color {
+        Color::White => SeatColumn::White,
+        Color::Black => SeatColumn::Black,
+    }
+}
+
 fn game_end(outcome: Outcome) -> GameEnd {
     GameEnd {
         result: outcome.result().to_string(),
@@ -146,7 +166,8 @@ impl Table {
             Ask::Takeback { seat, action } => self.takeback(seat, action, now).map(Some),
             Ask::Rematch { seat, fresh } => self.rematch(seat, fresh, now),
             Ask::RematchDecline { seat } => self.decline_rematch(seat, now).map(Some),
-            Ask::Join { hash } => self.join(hash, now).map(Some),
+            Ask::Join { hash, name } => self.join(hash, name, now).map(Some),
+            Ask::Name { seat, name } => Ok(self.name(seat, name)),
             Ask::Abandon => Ok(self.abandon(now)),
             Ask::Expire => Ok(self.expire(now)),
         }
@@ -163,8 +184,14 @@ impl Table {
                     self.status = Status::Finished;
                 }
             }
-            Change::Seat { color, hash, clock } => {
+            Change::Seat {
+                color,
+                hash,
+                name,
+                clock,
+            } => {
                 self.seats[color.index()] = Some(hash);
+                self.names[color.index()] = name;
                 self.clock = clock;
                 self.status = Status::Playing;
             }
@@ -184,6 +211,7 @@ impl Table {
                 self.takeback_offer = None;
                 self.draw_offer = None;
             }
+            Change::Name { color, name } => self.names[color.index()] = Some(name),
             Change::Rematch(fresh) => {
                 self.rematch_offer = None;
                 self.rematch = Some(fresh.id);
@@ -197,6 +225,11 @@ impl Table {
         self.seats[seat.index()]
             .as_deref()
             .and_then(super::computer::level_of)
+    }
+
+    /// The name `seat`'s player gave, as the store keeps it.
+    pub(super) fn name_row(&self, seat: Color) -> Option<String> {
+        self.names[seat.index()].as_ref().map(|n| n.to_string())
     }
 
     /// Whether the computer holds either seat.
@@ -341,7 +374,26 @@ impl Table {
         Some(self.finish(outcome, now))
     }
 
-    fn join(&self, hash: String, now: i64) -> Result<Plan, RoomError> {
+    /// Names `seat`'s player, at any point of the game (a finished game's record shows it too);
+    /// `None` when the seat has that name already.
+    fn name(&self, seat: Color, name: PlayerName) -> Option<Plan> {
+        if self.names[seat.index()].as_ref() == Some(&name) {
+            return None;
+        }
+        Some(Plan {
+            op: WriteOp::SetName {
+                id: self.id.clone(),
+                seen: self.seen(),
+                seat: seat_column(seat),
+                name: name.to_string(),
+                epoch: self.epoch,
+            },
+            change: Change::Name { color: seat, name },
+            lost: RoomError::Conflict,
+        })
+    }
+
+    fn join(&self, hash: String, name: Option<PlayerName>, now: i64) -> Result<Plan, RoomError> {
         if self.status != Status::Waiting {
             return Err(RoomError::SeatsTaken);
         }
@@ -353,11 +405,9 @@ impl Table {
         let clock = self.start_clock(now);
         let op = WriteOp::ClaimSeat {
             id: self.id.clone(),
-            seat: match color {
-                Color::White => SeatColumn::White,
-                Color::Black => SeatColumn::Black,
-            },
+            seat: seat_column(color),
             hash: hash.clone(),
+            name: name.as_ref().map(|n| n.to_string()),
             at: now,
             clock: clock.as_ref().map(clock_row),
             seen: self.seen(),
@@ -365,7 +415,12 @@ impl Table {
         };
         Ok(Plan {
             op,
-            change: Change::Seat { color, hash, clock },
+            change: Change::Seat {
+                color,
+                hash,
+                name,
+                clock,
+            },
             lost: RoomError::SeatsTaken,
         })
     }

@@ -5,7 +5,7 @@ use super::core::Table;
 use super::{RoomError, Rooms, RoomsConfig};
 use crate::catalog::{Catalog, parse_options};
 use crate::clock::{Clock, TimeControl};
-use crate::protocol::Status;
+use crate::protocol::{PlayerName, Status};
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{ClockRow, StoredGame};
 use crate::time::{room_ms, wall_ms};
@@ -121,6 +121,10 @@ pub(super) fn table_from(
         id: row.id.clone(),
         game,
         seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
+        // A stored name was checked as it was given; one that no longer reads is left out
+        // rather than making the game unreadable.
+        names: [&row.white_name, &row.black_name]
+            .map(|n| n.as_deref().and_then(|n| PlayerName::parse(n).ok())),
         status,
         version: stored.version() as u64,
         epoch: row.epoch,

@@ -45,7 +45,7 @@ mod view;
 use crate::catalog::{Catalog, CatalogError};
 use crate::clock::TimeControl;
 use crate::metrics::Metrics;
-use crate::protocol::{Analysis, GameState};
+use crate::protocol::{Analysis, GameState, PlayerName};
 use crate::rules::{Color, Game, ReplayError};
 use crate::store::{GameRow, Store, StoredGame, WriteOp};
 use crate::time::{room_ms, wall_ms};
@@ -268,6 +268,8 @@ impl Rooms {
 
     /// Creates a game with the creator seated, and the computer in the other seat when it is the
     /// opponent; durable before it returns.
+    // Each argument is one of the creator's choices, as the API takes them.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create(
         &self,
         from: IpAddr,
@@ -276,6 +278,7 @@ impl Rooms {
         time_control: TimeControl,
         color: ColorChoice,
         opponent: Opponent,
+        name: Option<PlayerName>,
     ) -> Result<SeatGrant, RoomError> {
         if self.inner.shutdown.is_cancelled() {
             return Err(RoomError::Unavailable);
@@ -294,6 +297,7 @@ impl Rooms {
         };
         let secret = secrets::new_secret();
         let hash = Some(secrets::hash(&secret));
+        let name_of = |c: Color| name.as_ref().filter(|_| c == color).map(|n| n.to_string());
         let at = room_ms();
         loop {
             let id = secrets::new_id(at);
@@ -304,6 +308,8 @@ impl Rooms {
                 time_control: time_control.to_string(),
                 white_secret_hash: hash.clone().filter(|_| color == Color::White),
                 black_secret_hash: hash.clone().filter(|_| color == Color::Black),
+                white_name: name_of(Color::White),
+                black_name: name_of(Color::Black),
                 status: "waiting".into(),
                 created_at: at,
                 updated_at: at,
@@ -445,9 +451,13 @@ impl Rooms {
         .await
     }
 
-    /// Takes the empty seat for a new visitor.
-    pub async fn join(&self, id: &str) -> Result<SeatGrant, RoomError> {
-        self.call(id, |reply| Command::Join { reply }).await
+    /// Takes the empty seat for a new visitor, under `name` if one is given.
+    pub async fn join(&self, id: &str, name: Option<PlayerName>) -> Result<SeatGrant, RoomError> {
+        self.call(id, |reply| Command::Join {
+            name: name.clone(),
+            reply,
+        })
+        .await
     }
 
     /// Does `action` for `actor` and waits until it is stored and broadcast; answers with the

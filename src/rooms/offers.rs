@@ -167,6 +167,9 @@ impl Table {
             // Each player keeps the secret they hold: the seats are its hash, colours swapped.
             white_secret_hash: self.seats[Color::Black.index()].clone(),
             black_secret_hash: self.seats[Color::White.index()].clone(),
+            // And the name they go by.
+            white_name: self.name_row(Color::Black),
+            black_name: self.name_row(Color::White),
             status: Status::Playing.as_str().into(),
             created_at: now,
             updated_at: now,

@@ -276,8 +276,8 @@ impl Room {
                 let seat = hash.as_deref().and_then(|h| self.table.seat_of_hash(h));
                 let _ = reply.send(Ok(seat));
             }
-            Command::Join { reply } => {
-                let _ = reply.send(self.join(rooms).await);
+            Command::Join { name, reply } => {
+                let _ = reply.send(self.join(rooms, name).await);
             }
             Command::State { reply } => {
                 let _ = reply.send(Ok(self.state()));
@@ -349,6 +349,7 @@ impl Room {
             Command::SeatComputer { level, reply } => {
                 let ask = Ask::Join {
                     hash: super::computer::seat_marker(level),
+                    name: None,
                 };
                 let result = match self.table.decide(ask, room_ms()) {
                     Ok(plan) => self.execute(rooms, plan).await,
@@ -395,6 +396,7 @@ impl Room {
             Action::Draw(action) => Ask::Draw { seat, action },
             Action::Takeback(action) => Ask::Takeback { seat, action },
             Action::RematchDecline => Ask::RematchDecline { seat },
+            Action::Name(name) => Ask::Name { seat, name },
             Action::Rematch => Ask::Rematch {
                 seat,
                 fresh: Fresh {
@@ -438,10 +440,15 @@ impl Room {
         Ok(seat)
     }
 
-    async fn join(&mut self, rooms: &Rooms) -> Result<SeatGrant, RoomError> {
+    async fn join(
+        &mut self,
+        rooms: &Rooms,
+        name: Option<crate::protocol::PlayerName>,
+    ) -> Result<SeatGrant, RoomError> {
         let secret = secrets::new_secret();
         let ask = Ask::Join {
             hash: secrets::hash(&secret),
+            name,
         };
         let plan = self.table.decide(ask, room_ms())?;
         self.execute(rooms, plan).await?;

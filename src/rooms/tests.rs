@@ -21,6 +21,7 @@ fn table(control: TimeControl) -> Table {
         id: "game".into(),
         game: Game::new(variant),
         seats: [Some(secrets::hash("w")), Some(secrets::hash("b"))],
+        names: [None, None],
         status: Status::Playing,
         version: 2,
         epoch: 1,
@@ -294,12 +295,22 @@ fn the_second_seat_starts_the_game_and_its_clocks() {
     table.status = Status::Waiting;
     table.seats[Color::Black.index()] = None;
     table.clock = None;
-    act(&mut table, Ask::Join { hash: "h".into() }, T0 + 5).unwrap();
+    let ask = Ask::Join {
+        hash: "h".into(),
+        name: None,
+    };
+    act(&mut table, ask, T0 + 5).unwrap();
     assert_eq!(table.status, Status::Playing);
     assert_eq!(table.clock.map(|c| c.since), Some(T0 + 5));
     assert!(matches!(
         table
-            .decide(Ask::Join { hash: "x".into() }, T0)
+            .decide(
+                Ask::Join {
+                    hash: "x".into(),
+                    name: None
+                },
+                T0
+            )
             .unwrap_err(),
         RoomError::SeatsTaken
     ));
@@ -390,5 +401,58 @@ fn a_first_move_is_counted_down_only_while_its_player_is_here() {
     assert_eq!(
         (outcome.winner, outcome.termination),
         (None, Termination::Aborted)
+    );
+}
+
+#[test]
+fn a_name_is_the_seats_and_goes_with_it_into_the_rematch() {
+    let name = |n: &str| crate::protocol::PlayerName::parse(n).unwrap();
+    let mut table = table(TimeControl::Untimed);
+    table.status = Status::Waiting;
+    table.seats[Color::Black.index()] = None;
+    let join = Ask::Join {
+        hash: "h".into(),
+        name: Some(name("Bea")),
+    };
+    let plan = table.decide(join, T0).unwrap().unwrap();
+    assert!(matches!(&plan.op, WriteOp::ClaimSeat { name: Some(n), .. } if n == "Bea"));
+    table.apply(plan.change).unwrap();
+    assert_eq!(table.names, [None, Some(name("Bea"))]);
+    // Named, then named anew: each a write of that seat's name alone.
+    let ask = |n: &str| Ask::Name {
+        seat: Color::White,
+        name: name(n),
+    };
+    let plan = table.decide(ask("Ana"), T0).unwrap().unwrap();
+    assert!(matches!(&plan.op, WriteOp::SetName { name, .. } if name == "Ana"));
+    table.apply(plan.change).unwrap();
+    assert!(
+        table.decide(ask("Ana"), T0).unwrap().is_none(),
+        "the same name again stores nothing"
+    );
+    act(&mut table, ask("Ana B"), T0).unwrap();
+    assert_eq!(table.names, [Some(name("Ana B")), Some(name("Bea"))]);
+    // The game over, each keeps their name in the rematch, colours swapped.
+    act(
+        &mut table,
+        Ask::End {
+            seat: Color::White,
+            ending: Ending::Abort,
+        },
+        T0,
+    )
+    .unwrap();
+    let rematch = |seat| Ask::Rematch {
+        seat,
+        fresh: Fresh { id: "next".into() },
+    };
+    act(&mut table, rematch(Color::White), T0).unwrap();
+    let plan = table.decide(rematch(Color::Black), T0).unwrap().unwrap();
+    let WriteOp::StartRematch { game, .. } = plan.op else {
+        panic!("a rematch starts")
+    };
+    assert_eq!(
+        (game.white_name.as_deref(), game.black_name.as_deref()),
+        (Some("Bea"), Some("Ana B"))
     );
 }

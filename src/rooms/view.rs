@@ -23,6 +23,7 @@ impl Room {
             SeatView {
                 taken: self.table.seats[c.index()].is_some(),
                 connected: computer.is_some() || self.conns.connected(c),
+                name: self.table.names[c.index()].clone(),
                 computer,
             }
         });
@@ -115,9 +116,12 @@ impl Room {
             ("Date", date),
             ("TimeControl", self.table.control.record_tag()),
         ];
+        // The computer by its level; a person by the name they gave, if any.
         for (c, tag) in Color::BOTH.into_iter().zip(["White", "Black"]) {
             if let Some(level) = self.table.computer(c) {
                 tags.push((tag, format!("merels computer, level {level}")));
+            } else if let Some(name) = &self.table.names[c.index()] {
+                tags.push((tag, name.to_string()));
             }
         }
         let tags: Vec<(&str, &str)> = tags.iter().map(|(k, v)| (*k, v.as_str())).collect();

@@ -20,6 +20,8 @@ pub struct ChatRow {
     pub body: String,
     /// When (ms).
     pub said_at: i64,
+    /// The speaker's name when the line was said, if they had given one.
+    pub author_name: Option<String>,
 }
 
 impl Store {
@@ -27,7 +29,8 @@ impl Store {
     pub async fn chat_lines(&self, game_id: &str) -> Result<Vec<ChatRow>, StoreError> {
         on_pool!(&self.backend, pool => {
             let rows = sqlx::query(
-                "SELECT room, seq, author, body, said_at FROM chat_lines WHERE game_id = $1 \
+                "SELECT room, seq, author, body, said_at, author_name FROM chat_lines \
+                 WHERE game_id = $1 \
                  ORDER BY room, seq",
             )
             .bind(game_id)
@@ -42,6 +45,7 @@ impl Store {
                         author: r.try_get("author")?,
                         body: r.try_get("body")?,
                         said_at: r.try_get("said_at")?,
+                        author_name: r.try_get("author_name")?,
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()

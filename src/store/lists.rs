@@ -18,6 +18,23 @@ pub struct Challenge {
     pub time_control: String,
     /// The side of the player waiting: `white` or `black`.
     pub waiting: &'static str,
+    /// The waiting player's name, if they gave one.
+    pub name: Option<String>,
+}
+
+/// A game being played, as the home page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveGame {
+    /// The game's id.
+    pub id: String,
+    /// The variant's slug.
+    pub variant: String,
+    /// The table options, `key=value,...`.
+    pub options: String,
+    /// Turns played so far.
+    pub plies: i64,
+    /// The players' names, where given: White's, Black's.
+    pub names: [Option<String>; 2],
 }
 
 impl Store {
@@ -54,7 +71,8 @@ impl Store {
     pub async fn open_challenges(&self, limit: i64) -> Result<Vec<Challenge>, StoreError> {
         on_pool!(&self.backend, pool => {
             let rows = sqlx::query(
-                "SELECT id, variant, options, time_control, white_secret_hash IS NOT NULL AS white \
+                "SELECT id, variant, options, time_control, white_secret_hash IS NOT NULL AS white, \
+                 COALESCE(white_name, black_name) AS name \
                  FROM games WHERE status = 'waiting' AND open_challenge \
                  ORDER BY created_at DESC LIMIT $1",
             )
@@ -69,6 +87,7 @@ impl Store {
                         options: r.try_get("options")?,
                         time_control: r.try_get("time_control")?,
                         waiting: if r.try_get::<bool, _>("white")? { "white" } else { "black" },
+                        name: r.try_get("name")?,
                     })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()
@@ -77,14 +96,11 @@ impl Store {
     }
 
     /// Games being played now, most recently started (or otherwise changed, other than by a
-    /// turn) first: (id, variant, options, turns).
-    pub async fn live_games(
-        &self,
-        limit: i64,
-    ) -> Result<Vec<(String, String, String, i64)>, StoreError> {
+    /// turn) first.
+    pub async fn live_games(&self, limit: i64) -> Result<Vec<LiveGame>, StoreError> {
         on_pool!(&self.backend, pool => {
             let rows = sqlx::query(
-                "SELECT g.id, g.variant, g.options, \
+                "SELECT g.id, g.variant, g.options, g.white_name, g.black_name, \
                  (SELECT COUNT(*) FROM turns t WHERE t.game_id = g.id) AS plies \
                  FROM games g WHERE g.status = 'playing' ORDER BY g.updated_at DESC LIMIT $1",
             )
@@ -93,7 +109,13 @@ impl Store {
             .await?;
             rows.iter()
                 .map(|r| {
-                    Ok((r.try_get("id")?, r.try_get("variant")?, r.try_get("options")?, r.try_get("plies")?))
+                    Ok(LiveGame {
+                        id: r.try_get("id")?,
+                        variant: r.try_get("variant")?,
+                        options: r.try_get("options")?,
+                        plies: r.try_get("plies")?,
+                        names: [r.try_get("white_name")?, r.try_get("black_name")?],
+                    })
                 })
                 .collect::<Result<Vec<_>, sqlx::Error>>()
                 .map_err(StoreError::from)

@@ -59,7 +59,7 @@ mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
-pub use lists::Challenge;
+pub use lists::{Challenge, LiveGame};
 use records::{GameRecord, TurnRecord};
 
 /// The database behind the store.
@@ -230,6 +230,10 @@ pub struct GameRow {
     /// Grows with every new owner; the store takes a write of the game only from the owner
     /// that holds the current epoch.
     pub epoch: i64,
+    /// The name White's player gave, if any (a [`crate::protocol::PlayerName`] as written).
+    pub white_name: Option<String>,
+    /// The name Black's player gave, if any.
+    pub black_name: Option<String>,
 }
 
 /// Both clocks as of a moment.
@@ -319,6 +323,8 @@ pub enum WriteOp {
         seat: SeatColumn,
         /// Hash of the new secret.
         hash: String,
+        /// The name the new player gave, if any.
+        name: Option<String>,
         /// When.
         at: i64,
         /// The clocks, started as this seat fills the game (timed games).
@@ -410,6 +416,21 @@ pub enum WriteOp {
         /// The number of the oldest line of its chat to keep: those before it were pushed out
         /// by this one, and are deleted with its write.
         keep_from: i64,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
+    },
+    /// Names a seat's player (or names them anew); false if the game moved on meanwhile.
+    SetName {
+        /// The game.
+        id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
+        /// The seat.
+        seat: SeatColumn,
+        /// The name, checked already ([`crate::protocol::PlayerName`]).
+        name: String,
         /// The epoch of the room that decided it: the write is refused unless its game is still
         /// at that epoch (no other owner took the game since).
         epoch: i64,
@@ -647,8 +668,8 @@ impl Store {
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
-                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, owner, epoch \
-                 FROM games WHERE id = $1",
+                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, owner, epoch, \
+                 white_name, black_name FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)

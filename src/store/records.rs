@@ -32,6 +32,8 @@ pub(super) struct GameRecord {
     open_challenge: bool,
     owner: Option<String>,
     epoch: i64,
+    white_name: Option<String>,
+    black_name: Option<String>,
 }
 
 impl From<GameRecord> for GameRow {
@@ -65,6 +67,8 @@ impl From<GameRecord> for GameRow {
             open_challenge: r.open_challenge,
             owner: r.owner,
             epoch: r.epoch,
+            white_name: r.white_name,
+            black_name: r.black_name,
         }
     }
 }

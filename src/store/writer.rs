@@ -181,9 +181,9 @@ async fn try_batch(
                                 "INSERT INTO games (id, variant, options, time_control, \
                                  white_secret_hash, black_secret_hash, status, result, termination, \
                                  created_at, updated_at, version, clock_white_ms, clock_black_ms, \
-                                 clock_at, open_challenge, owner, epoch) VALUES ($1, $2, $3, $4, $5, \
-                                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) \
-                                 ON CONFLICT DO NOTHING",
+                                 clock_at, open_challenge, owner, epoch, white_name, black_name) \
+                                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
+                                 $14, $15, $16, $17, $18, $19, $20) ON CONFLICT DO NOTHING",
                             )
                             .bind(&g.id)
                             .bind(&g.variant)
@@ -203,22 +203,26 @@ async fn try_batch(
                             .bind(g.open_challenge)
                             .bind(&g.owner)
                             .bind(g.epoch)
+                            .bind(&g.white_name)
+                            .bind(&g.black_name)
                             .execute(&mut *tx)
                             .await?
                             .rows_affected()
                                 == 1
                     }
-                    WriteOp::ClaimSeat { id, seat, hash, at, clock, seen, epoch } => {
+                    WriteOp::ClaimSeat { id, seat, hash, name, at, clock, seen, epoch } => {
                         let sql = match seat {
                             SeatColumn::White => {
-                                "UPDATE games SET white_secret_hash = $1, status = 'playing', \
+                                "UPDATE games SET white_secret_hash = $1, white_name = $9, \
+                                 status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
                                  AND status = 'waiting' AND white_secret_hash IS NULL AND epoch = $8 \
                                  AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
                             }
                             SeatColumn::Black => {
-                                "UPDATE games SET black_secret_hash = $1, status = 'playing', \
+                                "UPDATE games SET black_secret_hash = $1, black_name = $9, \
+                                 status = 'playing', \
                                  updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
                                  clock_at = $5, version = version + 1 WHERE id = $6 \
                                  AND status = 'waiting' AND black_secret_hash IS NULL AND epoch = $8 \
@@ -232,6 +236,33 @@ async fn try_batch(
                             .bind(clock.map(|c| c.white_ms))
                             .bind(clock.map(|c| c.black_ms))
                             .bind(clock.map(|c| c.at))
+                            .bind(id)
+                            .bind(seen)
+                            .bind(epoch)
+                            .bind(name)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
+                            == 1
+                    }
+                    WriteOp::SetName { id, seat, name, seen, epoch } => {
+                        // A name is the seat's, so it changes the game's version (clients see
+                        // it in the state), but not when the game last changed in play.
+                        let sql = match seat {
+                            SeatColumn::White => {
+                                "UPDATE games SET white_name = $1, version = version + 1 \
+                                 WHERE id = $2 AND white_secret_hash IS NOT NULL AND epoch = $4 \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $2) = $3"
+                            }
+                            SeatColumn::Black => {
+                                "UPDATE games SET black_name = $1, version = version + 1 \
+                                 WHERE id = $2 AND black_secret_hash IS NOT NULL AND epoch = $4 \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $2) = $3"
+                            }
+                        };
+                        (*tx).lock_game(id).await?;
+                        sqlx::query(sql)
+                            .bind(name)
                             .bind(id)
                             .bind(seen)
                             .bind(epoch)
@@ -352,8 +383,9 @@ async fn try_batch(
                         // Only the next number of its chat, so that a chat has no gaps; and only
                         // from the game's owner. Then the lines it pushed out go.
                         let said = sqlx::query(
-                            "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at) \
-                             SELECT $1, $2, $3, $4, $5, $6 WHERE $3 = 1 + COALESCE((SELECT \
+                            "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at, \
+                             author_name) \
+                             SELECT $1, $2, $3, $4, $5, $6, $8 WHERE $3 = 1 + COALESCE((SELECT \
                              MAX(seq) FROM chat_lines WHERE game_id = $1 AND room = $2), 0) \
                              AND EXISTS (SELECT 1 FROM games WHERE id = $1 AND epoch = $7) \
                              ON CONFLICT DO NOTHING",
@@ -365,6 +397,7 @@ async fn try_batch(
                         .bind(&line.body)
                         .bind(line.said_at)
                         .bind(epoch)
+                        .bind(&line.author_name)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()

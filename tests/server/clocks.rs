@@ -116,10 +116,11 @@ impl Table {
                 control,
                 ColorChoice::White,
                 Opponent::Friend,
+                None,
             )
             .await
             .unwrap();
-        let black = rooms.join(&white.id).await.unwrap();
+        let black = rooms.join(&white.id, None).await.unwrap();
         Table {
             rooms,
             id: white.id,

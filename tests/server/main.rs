@@ -21,6 +21,7 @@ mod image;
 mod instances;
 mod limits;
 mod monitoring;
+mod names;
 mod pages;
 mod pictures;
 mod store;

@@ -116,6 +116,7 @@ async fn exercise(store: Store) {
         id: "g1".into(),
         seat: SeatColumn::Black,
         hash: hash.into(),
+        name: None,
         at,
         clock: Some(ClockRow {
             white_ms: 180_000,
@@ -370,7 +371,7 @@ async fn exercise(store: Store) {
         .await
         .unwrap()
         .into_iter()
-        .map(|g| g.0)
+        .map(|g| g.id)
         .collect();
     assert!(
         live.contains(&"r1".to_string()) && live.contains(&"busy".to_string()),
@@ -411,6 +412,69 @@ async fn exercise(store: Store) {
             challenges[0].time_control.as_str()
         ),
         ("six-mens-morris", "3+2")
+    );
+
+    // Names: given with the seat, changed after (a change of the game, checked against its
+    // version and owner), kept whole in any script, never on an empty seat, and never longer
+    // than a name may be, whoever writes.
+    create(
+        &store,
+        GameRow {
+            white_name: Some("Ana".into()),
+            ..game("n1", at)
+        },
+    )
+    .await;
+    let name = |seat, name: &str, seen| WriteOp::SetName {
+        id: "n1".into(),
+        seen,
+        seat,
+        name: name.into(),
+        epoch: EPOCH,
+    };
+    assert!(
+        !store.write(name(SeatColumn::Black, "Bo", 1)).await.unwrap(),
+        "the seat is empty"
+    );
+    assert!(
+        !store
+            .write(name(SeatColumn::White, "Ana B", 0))
+            .await
+            .unwrap(),
+        "stale"
+    );
+    assert!(
+        store
+            .write(name(SeatColumn::White, "مريم", 1))
+            .await
+            .unwrap()
+    );
+    let loaded = store.load("n1").await.unwrap().unwrap();
+    assert_eq!(
+        (
+            loaded.game.white_name.as_deref(),
+            loaded.game.black_name.as_deref()
+        ),
+        (Some("مريم"), None)
+    );
+    assert_eq!(loaded.version(), 2);
+    assert!(
+        store
+            .write(name(SeatColumn::White, &"x".repeat(21), 2))
+            .await
+            .is_err(),
+        "the table holds no name over 20 characters"
+    );
+    assert_eq!(
+        store
+            .load("n1")
+            .await
+            .unwrap()
+            .unwrap()
+            .game
+            .white_name
+            .as_deref(),
+        Some("مريم")
     );
     store.close().await;
 }
@@ -520,6 +584,7 @@ async fn refuse_what_breaks_the_rules(fresh: Store, stale: Store) {
             author: author.into(),
             body: body.into(),
             said_at: at,
+            author_name: None,
         }),
         keep_from,
         epoch: EPOCH,
@@ -701,6 +766,7 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
             author: "white".into(),
             body: "hello".into(),
             said_at: at,
+            author_name: None,
         }),
         keep_from: 1,
         epoch,

@@ -393,6 +393,7 @@ mod home;
 mod input;
 mod instances;
 mod looks;
+mod names;
 mod offers;
 mod play;
 mod presence;
