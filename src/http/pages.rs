@@ -26,12 +26,59 @@ struct Home<'a> {
     live: Vec<Live>,
 }
 
-/// A game waiting for anyone to take its seat.
-struct Challenge {
+/// A game waiting for anyone to take its seat, as the home page lists it and
+/// `GET /api/challenges` answers (the same value).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Challenge {
+    /// The game's id.
     id: String,
+    /// The variant with its table options, in words.
     name: String,
+    /// The time control, in words.
     time: String,
+    /// The side of the player waiting: `white` or `black`.
     waiting: &'static str,
+    /// How long it has waited, in whole seconds.
+    waited_secs: i64,
+}
+
+impl Challenge {
+    /// The waiting side as the page says it.
+    fn side(&self) -> &'static str {
+        if self.waiting == "white" {
+            "White"
+        } else {
+            "Black"
+        }
+    }
+
+    /// How long it has waited, in words: `12 s`, `3 min`, `1 h`.
+    fn waited(&self) -> String {
+        match self.waited_secs {
+            s if s < 60 => format!("{s} s"),
+            s if s < 3600 => format!("{} min", s / 60),
+            s => format!("{} h", s / 3600),
+        }
+    }
+}
+
+/// The open challenges listed now (their creators are there), newest first.
+pub async fn open_challenges(app: &AppState) -> Vec<Challenge> {
+    let catalog = app.rooms.catalog();
+    let now = crate::time::room_ms();
+    let listed = app.rooms.open_challenges(20).await;
+    listed
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| Challenge {
+            name: named(catalog, &c.variant, &c.options),
+            time: crate::clock::TimeControl::parse(&c.time_control)
+                .map_or_else(|_| c.time_control.clone(), |t| t.words()),
+            waiting: c.waiting,
+            waited_secs: ((now - c.created_at) / 1000).max(0),
+            id: c.id,
+        })
+        .collect()
 }
 
 /// A variant on the home page: its board, its words and its table setup.
@@ -57,22 +104,7 @@ struct Live {
 pub async fn home(State(app): State<AppState>) -> Html<String> {
     let catalog = app.rooms.catalog();
     // Games anyone may join: a visitor without a friend at hand finds one here.
-    let challenges = app.rooms.store().open_challenges(20).await;
-    let challenges = challenges
-        .unwrap_or_default()
-        .into_iter()
-        .map(|c| Challenge {
-            name: named(catalog, &c.variant, &c.options),
-            time: crate::clock::TimeControl::parse(&c.time_control)
-                .map_or_else(|_| c.time_control.clone(), |t| t.words()),
-            waiting: if c.waiting == "white" {
-                "White"
-            } else {
-                "Black"
-            },
-            id: c.id,
-        })
-        .collect();
+    let challenges = open_challenges(&app).await;
     let variants = catalog
         .variants()
         .iter()

@@ -53,6 +53,9 @@ pub enum ClientMessage {
     RematchDecline,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
+    /// Call off a game nobody has joined yet (the creator's; an open challenge is unlisted).
+    /// Refused once the opponent has come.
+    Cancel,
     /// The opponent has been gone too long on their turn: claim the win.
     ClaimWin,
     /// The opponent has been gone too long on their turn: claim a draw.
@@ -83,7 +86,7 @@ pub enum ParseError {
 
 impl ClientMessage {
     /// Every `type` a client may send.
-    pub const TYPES: [&'static str; 17] = [
+    pub const TYPES: [&'static str; 18] = [
         "move",
         "resign",
         "draw_offer",
@@ -95,6 +98,7 @@ impl ClientMessage {
         "rematch",
         "rematch_decline",
         "abort",
+        "cancel",
         "claim_win",
         "claim_draw",
         "chat",

@@ -42,6 +42,8 @@ pub enum Action {
     Rematch,
     /// Decline the opponent's rematch offer.
     RematchDecline,
+    /// Call off a game nobody has joined yet (its creator; unlists an open challenge).
+    Cancel,
 }
 
 impl Action {
@@ -63,6 +65,7 @@ impl Action {
             M::TakebackDecline => Action::Takeback(OfferAction::Decline),
             M::Rematch => Action::Rematch,
             M::RematchDecline => Action::RematchDecline,
+            M::Cancel => Action::Cancel,
             M::Sync | M::Ping | M::Chat { .. } | M::ChatSettings(_) => return None,
         })
     }

@@ -59,7 +59,7 @@ mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
-pub use lists::Challenge;
+pub use lists::{CHALLENGES_PER_ADDRESS, Challenge};
 use records::{GameRecord, TurnRecord};
 
 /// The database behind the store.
@@ -225,6 +225,12 @@ pub struct GameRow {
     pub rematch_id: Option<String>,
     /// Anyone may take the empty seat: listed among the open challenges while it waits.
     pub open_challenge: bool,
+    /// An open challenge is listed until then (Unix ms): renewed while its creator is
+    /// connected, so that it lapses a short grace after they leave. `None` for other games.
+    pub listed_until: Option<i64>,
+    /// The hash of the address that made an open challenge (how many one address lists is
+    /// capped); `None` for other games.
+    pub created_from: Option<String>,
     /// The instance running the game's room, if one has taken it ([`owners`]).
     pub owner: Option<String>,
     /// Grows with every new owner; the store takes a write of the game only from the owner
@@ -647,8 +653,8 @@ impl Store {
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
-                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, owner, epoch \
-                 FROM games WHERE id = $1",
+                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, listed_until, created_from, \
+                 owner, epoch FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)

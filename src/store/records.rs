@@ -30,6 +30,8 @@ pub(super) struct GameRecord {
     rematch_offer_by: Option<String>,
     rematch_id: Option<String>,
     open_challenge: bool,
+    listed_until: Option<i64>,
+    created_from: Option<String>,
     owner: Option<String>,
     epoch: i64,
 }
@@ -63,6 +65,8 @@ impl From<GameRecord> for GameRow {
             rematch_offer: r.rematch_offer_by,
             rematch_id: r.rematch_id,
             open_challenge: r.open_challenge,
+            listed_until: r.listed_until,
+            created_from: r.created_from,
             owner: r.owner,
             epoch: r.epoch,
         }
