@@ -360,6 +360,7 @@ fn screenshots_dir() -> PathBuf {
 }
 
 mod arrival;
+mod challenges;
 mod chat;
 mod embed;
 mod input;
