@@ -33,7 +33,7 @@ async fn the_creator_cancels_a_challenge_and_nobody_else_may() {
     let http = server.http();
     let white = open(&http).await;
     let mut creator = server.ws(&white.id, Some(&white.secret)).await;
-    assert_eq!(listed(&http).await, [white.id.clone()]);
+    assert_eq!(listed(&http).await, [white.id.as_str()]);
 
     // Nobody but the creator: without a secret, with a wrong one, a spectator's socket.
     let (status, body) = action(&http, &white.id, "cancel", None).await;
@@ -52,7 +52,7 @@ async fn the_creator_cancels_a_challenge_and_nobody_else_may() {
     assert_eq!(watcher.next_of("error").await["code"], "not_seated");
     // Nothing changed.
     assert_eq!(http.state(&white.id).await["status"], "waiting");
-    assert_eq!(listed(&http).await, [white.id.clone()]);
+    assert_eq!(listed(&http).await, [white.id.as_str()]);
 
     // The creator, over its socket: the game is called off, for everyone, and unlisted.
     creator.send_json(json!({"type": "cancel"})).await;
@@ -119,7 +119,7 @@ async fn a_challenge_is_listed_while_its_creator_is_there_and_says_how_long_it_h
     assert_eq!(http.state(&white.id).await["status"], "waiting");
     // A creator who never comes is not listed past the grace either.
     let absent = open(&http).await;
-    assert_eq!(listed(&http).await, [absent.id.clone()]);
+    assert_eq!(listed(&http).await, [absent.id.as_str()]);
     eventually("the absent creator's challenge is unlisted", || async {
         listed(&http).await.is_empty()
     })
@@ -133,7 +133,7 @@ async fn a_challenge_nobody_takes_expires() {
     let http = server.http();
     let white = open(&http).await;
     let mut creator = server.ws(&white.id, Some(&white.secret)).await;
-    assert_eq!(listed(&http).await, [white.id.clone()]);
+    assert_eq!(listed(&http).await, [white.id.as_str()]);
     loop {
         let s = creator.next_state().await;
         if s["status"] == "finished" {
