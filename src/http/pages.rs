@@ -65,17 +65,16 @@ impl Challenge {
 /// The open challenges listed now (their creators are there), newest first.
 pub async fn open_challenges(app: &AppState) -> Vec<Challenge> {
     let catalog = app.rooms.catalog();
-    let now = crate::time::room_ms();
     let listed = app.rooms.open_challenges(20).await;
     listed
         .unwrap_or_default()
         .into_iter()
-        .map(|c| Challenge {
+        .map(|(c, waited_ms)| Challenge {
             name: named(catalog, &c.variant, &c.options),
             time: crate::clock::TimeControl::parse(&c.time_control)
                 .map_or_else(|_| c.time_control.clone(), |t| t.words()),
             waiting: c.waiting,
-            waited_secs: ((now - c.created_at) / 1000).max(0),
+            waited_secs: waited_ms / 1000,
             id: c.id,
         })
         .collect()

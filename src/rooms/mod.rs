@@ -129,8 +129,8 @@ impl Default for RoomsConfig {
             presence_delay: Duration::from_millis(250),
             absent_timed: Duration::from_secs(30),
             absent_untimed: Duration::from_secs(120),
-            challenge_grace: Duration::from_secs_f64(crate::config::CHALLENGE_GRACE_SECS),
-            challenge_expiry: Duration::from_secs_f64(crate::config::CHALLENGE_EXPIRY_SECS),
+            challenge_grace: Duration::from_secs(15),
+            challenge_expiry: Duration::from_secs(1800),
             games_per_minute: 10,
             computer_games_per_hour: 30,
             computer: ComputerConfig::default(),
@@ -697,14 +697,22 @@ impl Rooms {
             .await;
     }
 
-    /// The open challenges listed now, newest first, at most `limit`.
+    /// The open challenges listed now, newest first, at most `limit`, each with how long it
+    /// has waited (ms).
     pub async fn open_challenges(
         &self,
         limit: i64,
-    ) -> Result<Vec<crate::store::Challenge>, crate::store::StoreError> {
+    ) -> Result<Vec<(crate::store::Challenge, i64)>, crate::store::StoreError> {
         let now = room_ms();
         let since = now - self.inner.config.challenge_expiry.as_millis() as i64;
-        self.inner.store.open_challenges(now, since, limit).await
+        let listed = self.inner.store.open_challenges(now, since, limit).await?;
+        Ok(listed
+            .into_iter()
+            .map(|c| {
+                let waited = (now - c.created_at).max(0);
+                (c, waited)
+            })
+            .collect())
     }
 
     /// Closes an unfinished game as abandoned (the stale-game sweep); false if it had ended.
