@@ -9,6 +9,15 @@ use std::time::Duration;
 /// Where the data live unless told otherwise: an SQLite file below the working folder.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite:data/merels.db";
 
+/// Seconds an open challenge stays listed after its creator's last connection closes, unless
+/// told otherwise: long enough for a reload, short enough that nobody takes a seat opposite
+/// someone who has gone.
+pub const CHALLENGE_GRACE_SECS: f64 = 15.0;
+
+/// Seconds an open challenge waits for an opponent before it is called off, unless told
+/// otherwise.
+pub const CHALLENGE_EXPIRY_SECS: f64 = 1800.0;
+
 /// How logs are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -50,6 +59,15 @@ pub struct Config {
     /// The same for an untimed game.
     #[arg(long, env = "MERELS_ABSENT_UNTIMED_SECS", default_value_t = 120.0)]
     pub absent_untimed_secs: f64,
+
+    /// Seconds an open challenge stays listed on the home page after its creator's last
+    /// connection to it closes.
+    #[arg(long, env = "MERELS_CHALLENGE_GRACE_SECS", default_value_t = CHALLENGE_GRACE_SECS)]
+    pub challenge_grace_secs: f64,
+
+    /// Seconds an open challenge waits for an opponent before it is called off (and unlisted).
+    #[arg(long, env = "MERELS_CHALLENGE_EXPIRY_SECS", default_value_t = CHALLENGE_EXPIRY_SECS)]
+    pub challenge_expiry_secs: f64,
 
     /// Days after which an unfinished game nobody touched is closed as abandoned.
     #[arg(long, env = "MERELS_ABANDON_AFTER_DAYS", default_value_t = 30.0)]
@@ -248,6 +266,8 @@ impl Config {
             room_idle_secs: 60,
             absent_timed_secs: 30.0,
             absent_untimed_secs: 120.0,
+            challenge_grace_secs: CHALLENGE_GRACE_SECS,
+            challenge_expiry_secs: CHALLENGE_EXPIRY_SECS,
             abandon_after_days: 30.0,
             max_message_bytes: 4096,
             max_body_bytes: 16384,

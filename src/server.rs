@@ -188,6 +188,8 @@ fn rooms_config(config: &Config, has_peers: bool, peer_address: String) -> Rooms
         idle: config.room_idle(),
         absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
         absent_untimed: Duration::from_secs_f64(config.absent_untimed_secs.max(0.0)),
+        challenge_grace: Duration::from_secs_f64(config.challenge_grace_secs.max(0.1)),
+        challenge_expiry: Duration::from_secs_f64(config.challenge_expiry_secs.max(1.0)),
         games_per_minute: config.games_per_minute,
         computer_games_per_hour: config.computer_games_per_hour,
         handoff: Duration::from_secs(config.handoff_secs),

@@ -251,7 +251,11 @@ function maybeJoin() {
   if (!open) return;
   const waiting = state.seats.white.taken ? 'White' : 'Black';
   const empty = waiting === 'White' ? 'black' : 'white';
-  $('invite-text').textContent = `${waiting} is waiting for an opponent. Play ${empty}, or watch?`;
+  // Only a creator who is here is waiting: one who has gone is said to be offline.
+  const here = state.seats[waiting.toLowerCase()].connected;
+  $('invite-text').textContent = here
+    ? `${waiting} is waiting for an opponent. Play ${empty}, or watch?`
+    : `${waiting} (offline) made this game. Play ${empty}, or watch?`;
 }
 
 $('take-seat').addEventListener('click', async () => {
@@ -560,7 +564,10 @@ function render() {
   }
   $('resign').hidden = !seated || state.status !== 'playing';
   $('type-turn').hidden = !seated || state.status !== 'playing';
-  $('abort').hidden = !seated || state.turns.length >= 2;
+  // A game nobody has joined is cancelled (it leaves the open challenges); once on, aborted.
+  $('abort').hidden = !seated || state.status !== 'playing' || state.turns.length >= 2;
+  $('cancel').hidden = !seated || state.status !== 'waiting';
+  showCalledOff();
   const playing = seated && state.status === 'playing';
   const offered = state.draw_offer;
   const theirs = playing && offered && offered !== hello.seat;
@@ -696,7 +703,51 @@ document.addEventListener('keydown', (ev) => {
   }
 });
 
-for (const [button, type, label] of [['resign', 'resign', 'Resign'], ['abort', 'abort', 'Abort']]) {
+// A player whose game was called off before it began (the opponent never came, or never came
+// back) is told so, and offered the open challenges, once.
+let calledOffShown = false;
+async function showCalledOff() {
+  const box = $('called-off');
+  const off = hello && hello.seat && state.status === 'finished' && state.termination === 'aborted';
+  if (!off) {
+    box.hidden = true;
+    return;
+  }
+  if (calledOffShown) return;
+  calledOffShown = true;
+  const other = hello.seat === 'white' ? 'black' : 'white';
+  const gone = state.seats[other].taken && !state.seats[other].connected;
+  $('called-off-text').textContent = gone
+    ? 'Your opponent did not come back, so the game was called off: nobody lost.'
+    : 'The game was called off: nobody lost.';
+  box.hidden = false;
+  const list = $('called-off-list');
+  try {
+    const res = await fetch('/api/challenges', { credentials: 'same-origin' });
+    const all = res.ok ? await res.json() : [];
+    const open = all.filter((c) => c.id !== id);
+    list.replaceChildren(
+      ...open.map((c) => {
+        const li = document.createElement('li');
+        const a = document.createElement('a');
+        a.href = `/g/${c.id}`;
+        a.textContent = c.name;
+        const side = c.waiting === 'white' ? 'White' : 'Black';
+        li.append(a, `, ${c.time}: ${side} is waiting`);
+        return li;
+      }),
+    );
+    $('called-off-none').hidden = open.length > 0;
+  } catch {
+    $('called-off-none').hidden = false;
+  }
+}
+
+for (const [button, type, label] of [
+  ['resign', 'resign', 'Resign'],
+  ['abort', 'abort', 'Abort'],
+  ['cancel', 'cancel', 'Cancel the game'],
+]) {
   const el = $(button);
   el.addEventListener('click', () => {
     if (el.dataset.armed !== 'yes') {

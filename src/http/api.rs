@@ -20,6 +20,12 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::net::IpAddr;
 
+/// `GET /api/challenges`: the open challenges listed now, newest first, as the home page
+/// lists them (a player whose game was called off is offered them again).
+pub async fn challenges(State(app): State<AppState>) -> Json<Vec<super::pages::Challenge>> {
+    Json(super::pages::open_challenges(&app).await)
+}
+
 /// `GET /healthz`: the process is alive.
 pub async fn healthz() -> &'static str {
     "ok\n"

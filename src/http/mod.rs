@@ -161,6 +161,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(api::readyz))
         .route("/api/variants", get(api::variants))
         .route("/api/games", post(api::create))
+        .route("/api/challenges", get(api::challenges))
         .route("/api/games/{id}", get(api::state))
         .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/handoff", post(api::handoff))

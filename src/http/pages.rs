@@ -53,14 +53,61 @@ const QUICK: [(Start, TimeControl); 3] = [
     (Start::Computer, TimeControl::Untimed),
 ];
 
-/// A game waiting for anyone to take its seat.
-struct Challenge {
+/// A game waiting for anyone to take its seat, as the home page lists it and
+/// `GET /api/challenges` answers (the same value).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Challenge {
+    /// The game's id.
     id: String,
+    /// The variant with its table options, in words.
     name: String,
+    /// The time control, in words.
     time: String,
+    /// The side of the player waiting: `white` or `black`.
     waiting: &'static str,
     /// The waiting player's name, if given (the template escapes it).
     player: Option<String>,
+    /// How long it has waited, in whole seconds.
+    waited_secs: i64,
+}
+
+impl Challenge {
+    /// The waiting side as the page says it.
+    fn side(&self) -> &'static str {
+        if self.waiting == "white" {
+            "White"
+        } else {
+            "Black"
+        }
+    }
+
+    /// How long it has waited, in words: `12 s`, `3 min`, `1 h`.
+    fn waited(&self) -> String {
+        match self.waited_secs {
+            s if s < 60 => format!("{s} s"),
+            s if s < 3600 => format!("{} min", s / 60),
+            s => format!("{} h", s / 3600),
+        }
+    }
+}
+
+/// The open challenges listed now (their creators are there), newest first.
+pub async fn open_challenges(app: &AppState) -> Vec<Challenge> {
+    let catalog = app.rooms.catalog();
+    let listed = app.rooms.open_challenges(20).await;
+    listed
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(c, waited_ms)| Challenge {
+            name: named(catalog, &c.variant, &c.options),
+            time: crate::clock::TimeControl::parse(&c.time_control)
+                .map_or_else(|_| c.time_control.clone(), |t| t.words()),
+            waiting: c.waiting,
+            player: c.name,
+            waited_secs: waited_ms / 1000,
+            id: c.id,
+        })
+        .collect()
 }
 
 /// A variant in the home page's flow: its board, its words and its own options.
@@ -91,23 +138,7 @@ struct Live {
 pub async fn home(State(app): State<AppState>) -> Html<String> {
     let catalog = app.rooms.catalog();
     // Games anyone may join: a visitor without a friend at hand finds one here.
-    let challenges = app.rooms.store().open_challenges(20).await;
-    let challenges = challenges
-        .unwrap_or_default()
-        .into_iter()
-        .map(|c| Challenge {
-            name: named(catalog, &c.variant, &c.options),
-            time: TimeControl::parse(&c.time_control)
-                .map_or_else(|_| c.time_control.clone(), |t| t.words()),
-            waiting: if c.waiting == "white" {
-                "White"
-            } else {
-                "Black"
-            },
-            player: c.name,
-            id: c.id,
-        })
-        .collect();
+    let challenges = open_challenges(&app).await;
     let standard = catalog
         .get(STANDARD)
         .ok()

@@ -39,6 +39,8 @@ use tokio::time::Instant;
 /// `HeaderMap` extractor would copy every header of every socket.
 pub struct Arrival {
     id: String,
+    /// The browser's id (its hash), if it sent one: spectators are counted by it.
+    browser: Option<String>,
     own_pages: bool,
     secret: Option<String>,
     flood: Option<Arc<Flood>>,
@@ -54,6 +56,7 @@ impl FromRequestParts<AppState> for Arrival {
             .await
             .map_err(IntoResponse::into_response)?;
         Ok(Arrival {
+            browser: super::browser::BrowserId::of(&parts.headers).map(|b| b.0),
             own_pages: from_own_pages(&app.config, &parts.headers),
             secret: match super::query_has(&parts.uri, "watch=1") {
                 true => None,
@@ -73,6 +76,7 @@ pub async fn upgrade(
     ClientIp(from): ClientIp,
     Arrival {
         id,
+        browser,
         own_pages,
         secret,
         flood,
@@ -144,6 +148,7 @@ pub async fn upgrade(
             let visitor = Visitor {
                 target,
                 from,
+                browser,
                 flood,
             };
             serve(socket, rooms, &metrics, id, visitor, rate, ping).await;
@@ -192,6 +197,8 @@ enum Target {
 struct Visitor {
     target: Target,
     from: IpAddr,
+    /// The browser's id (its hash), if it has one.
+    browser: Option<String>,
     /// Raised when the connection sends more bytes than its budget for too long.
     flood: Option<Arc<Flood>>,
 }
@@ -212,16 +219,18 @@ impl Link {
         rooms: Rooms,
         id: String,
         target: Target,
-        from: IpAddr,
+        (from, browser): (IpAddr, Option<String>),
         outbox: &Arc<Outbox>,
     ) -> Result<Link, ApiError> {
         match target {
             Target::Here(seat) => {
-                let conn = rooms.connect(&id, seat, from, outbox.clone()).await?;
+                let conn = rooms
+                    .connect(&id, seat, browser, from, outbox.clone())
+                    .await?;
                 Ok(Link::Here { rooms, id, conn })
             }
             Target::Relayed(relay, owner, secret) => relay
-                .connect(&owner, &id, secret, from, outbox.clone())
+                .connect(&owner, &id, secret, (from, browser), outbox.clone())
                 .await
                 .map(Link::Relayed),
         }
@@ -256,13 +265,14 @@ async fn serve(
     Visitor {
         target,
         from,
+        browser,
         flood,
     }: Visitor,
     rate: DefaultDirectRateLimiter,
     (ping_every, silence): (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
-    let link = match Link::join(rooms, id, target, from, &outbox).await {
+    let link = match Link::join(rooms, id, target, (from, browser), &outbox).await {
         Ok(link) => link,
         Err(e) => {
             let close = CloseFrame {

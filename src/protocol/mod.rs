@@ -55,6 +55,9 @@ pub enum ClientMessage {
     RematchDecline,
     /// Call the game off before both players have moved: nobody wins.
     Abort,
+    /// Call off a game nobody has joined yet (the creator's; an open challenge is unlisted).
+    /// Refused once the opponent has come.
+    Cancel,
     /// The opponent has been gone too long on their turn: claim the win.
     ClaimWin,
     /// The opponent has been gone too long on their turn: claim a draw.
@@ -92,7 +95,7 @@ pub enum ParseError {
 
 impl ClientMessage {
     /// Every `type` a client may send.
-    pub const TYPES: [&'static str; 18] = [
+    pub const TYPES: [&'static str; 19] = [
         "move",
         "resign",
         "draw_offer",
@@ -104,6 +107,7 @@ impl ClientMessage {
         "rematch",
         "rematch_decline",
         "abort",
+        "cancel",
         "claim_win",
         "claim_draw",
         "chat",
@@ -456,6 +460,7 @@ mod tests {
             ClientMessage::Rematch,
             ClientMessage::RematchDecline,
             ClientMessage::Abort,
+            ClientMessage::Cancel,
             ClientMessage::ClaimWin,
             ClientMessage::ClaimDraw,
             ClientMessage::Chat { text: "hi".into() },
@@ -478,6 +483,7 @@ mod tests {
                 | ClientMessage::TakebackDecline
                 | ClientMessage::Rematch
                 | ClientMessage::RematchDecline
+                | ClientMessage::Cancel
                 | ClientMessage::Abort
                 | ClientMessage::ClaimWin
                 | ClientMessage::ClaimDraw

@@ -44,6 +44,8 @@ pub enum Action {
     RematchDecline,
     /// Name the seat's player (anew).
     Name(PlayerName),
+    /// Call off a game nobody has joined yet (its creator; unlists an open challenge).
+    Cancel,
 }
 
 impl Action {
@@ -66,6 +68,7 @@ impl Action {
             M::Rematch => Action::Rematch,
             M::RematchDecline => Action::RematchDecline,
             M::Name { name } => Action::Name(name),
+            M::Cancel => Action::Cancel,
             M::Sync | M::Ping | M::Chat { .. } | M::ChatSettings(_) => return None,
         })
     }

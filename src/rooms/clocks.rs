@@ -60,32 +60,44 @@ impl Table {
         })
     }
 
-    /// When the turn under way runs out, and what happens then; `None` unless a timed game is on.
+    /// When the turn under way runs out, and what happens then; `None` unless a timed game is
+    /// on, a first move is awaited from a player who is away, or an open challenge waits.
     pub fn deadline(&self) -> Option<(i64, Expiry)> {
+        if self.status == Status::Waiting {
+            // Nobody came in time: the challenge is called off.
+            return self.open_until.map(|at| (at, Expiry::Abort));
+        }
         if self.status != Status::Playing || self.computer_held_since.is_some() {
             return None;
         }
         let to_move = self.game.to_move();
-        let clock = self.clock?;
-        let deadline = clock.deadline(self.game.turns().len(), to_move);
         // A first move is counted down only while its player is here: one who is away has the
-        // absence wait to come back (and then the whole countdown), else the game is called off.
-        match self.away_since[to_move.index()] {
-            Some(away) if self.first_move_due(to_move) => {
+        // absence wait to come back (and then the whole countdown), else the game is called off
+        // (nobody loses a game that never began). Untimed games too: the opponent is not left
+        // facing an empty chair for ever.
+        let away = self.away_since[to_move.index()].filter(|_| self.first_move_due(to_move));
+        match (self.clock, away) {
+            (Some(clock), Some(away)) => {
                 let wait = self.absence_ms.unwrap_or(FIRST_MOVE_MS);
                 Some((away.max(clock.since) + wait, Expiry::Abort))
             }
-            _ => deadline,
+            (Some(clock), None) => clock.deadline(self.game.turns().len(), to_move),
+            (None, Some(away)) => Some((away + self.absence_ms?, Expiry::Abort)),
+            (None, None) => None,
         }
     }
 
-    /// Whether `seat`'s first move in a real-time game is due now (the computer's never waits
-    /// for it to come back: it is always here).
+    /// Whether `seat`'s first move is due now in a game that waits for it (real-time or
+    /// untimed; days per turn have their own deadline). The computer's never waits for it to
+    /// come back: it is always here.
     fn first_move_due(&self, seat: Color) -> bool {
         self.status == Status::Playing
             && self.game.turns().len() < 2
             && self.game.to_move() == seat
-            && matches!(self.control, TimeControl::Fischer { .. })
+            && matches!(
+                self.control,
+                TimeControl::Fischer { .. } | TimeControl::Untimed
+            )
             && self.computer(seat).is_none()
     }
 

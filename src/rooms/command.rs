@@ -72,6 +72,8 @@ pub(super) enum Command {
     /// Attach a connection; answered with its number.
     Connect {
         seat: Option<Color>,
+        /// The browser it comes from (its id's hash), if any: spectators are counted by it.
+        browser: Option<String>,
         outbox: Arc<Outbox>,
         reply: Reply<u64>,
     },

@@ -51,6 +51,9 @@ pub(super) struct Table {
     /// When the game ended (rooms' time, ms; set by the shell as it applies the end, or the
     /// stored game's last change); `None` while it goes on.
     pub ended_at: Option<i64>,
+    /// For an open challenge, when it expires if nobody has taken the seat by then (rooms'
+    /// time); `None` for every other game.
+    pub open_until: Option<i64>,
     /// Since when the computer, to move, has waited for the engine thread it was promised
     /// (rooms' time): its clock is held meanwhile. Not stored: a room that restarts charges it.
     pub computer_held_since: Option<i64>,
@@ -78,6 +81,8 @@ pub(super) enum Ask {
     },
     /// Name a seat's player (anew).
     Name { seat: Color, name: PlayerName },
+    /// The creator calls off the game while it waits for an opponent.
+    Cancel { seat: Color },
     /// Close an unfinished game as abandoned (the stale-game sweep).
     Abandon,
     /// End the game if its deadline has passed.
@@ -111,6 +116,8 @@ pub(super) enum Change {
         hash: String,
         name: Option<PlayerName>,
         clock: Option<Clock>,
+        /// When the game starts.
+        at: i64,
     },
     Name {
         color: Color,
@@ -168,6 +175,7 @@ impl Table {
             Ask::RematchDecline { seat } => self.decline_rematch(seat, now).map(Some),
             Ask::Join { hash, name } => self.join(hash, name, now).map(Some),
             Ask::Name { seat, name } => Ok(self.name(seat, name)),
+            Ask::Cancel { seat } => self.cancel(seat, now).map(Some),
             Ask::Abandon => Ok(self.abandon(now)),
             Ask::Expire => Ok(self.expire(now)),
         }
@@ -189,11 +197,17 @@ impl Table {
                 hash,
                 name,
                 clock,
+                at,
             } => {
                 self.seats[color.index()] = Some(hash);
                 self.names[color.index()] = name;
                 self.clock = clock;
                 self.status = Status::Playing;
+                // An absence that began before the game did counts from its start: a player
+                // has the whole wait to come to a game just begun.
+                for away in self.away_since.iter_mut().flatten() {
+                    *away = (*away).max(at);
+                }
             }
             Change::Finish { outcome, clock } => {
                 self.game.end(outcome);
@@ -360,6 +374,19 @@ impl Table {
         }
     }
 
+    /// The creator calls off a game nobody has joined: nobody wins, and it is no longer listed.
+    /// Once the opponent has come, it is a game (abort or resign it instead).
+    fn cancel(&self, seat: Color, now: i64) -> Result<Plan, RoomError> {
+        match self.status {
+            Status::Finished => Err(RoomError::GameOver),
+            Status::Playing => Err(RoomError::NotAllowed(
+                "the opponent has come: the game can no longer be cancelled (abort or resign it instead)",
+            )),
+            Status::Waiting if self.seats[seat.index()].is_none() => Err(RoomError::NotSeated),
+            Status::Waiting => Ok(self.finish(Outcome::draw(Termination::Aborted), now)),
+        }
+    }
+
     fn abandon(&self, now: i64) -> Option<Plan> {
         if self.status == Status::Finished {
             return None;
@@ -420,6 +447,7 @@ impl Table {
                 hash,
                 name,
                 clock,
+                at: now,
             },
             lost: RoomError::SeatsTaken,
         })

@@ -59,6 +59,11 @@ pub enum RoomError {
     /// The address has started all the games against the computer it may this hour.
     #[error("at most {0} new games against the computer an hour from one address; try again later")]
     ComputerRateLimited(u32),
+    /// The address has as many open challenges listed as it may.
+    #[error(
+        "at most {0} open challenges listed at a time from one address; cancel one, or wait for an opponent"
+    )]
+    TooManyChallenges(i64),
     /// A chat line longer than the protocol allows.
     #[error("a chat line is at most {0} characters")]
     ChatTooLong(usize),
@@ -99,6 +104,7 @@ impl RoomError {
             RoomError::Store(_) | RoomError::Unreadable(_) => ErrorCode::Internal,
             RoomError::RateLimited(_)
             | RoomError::ComputerRateLimited(_)
+            | RoomError::TooManyChallenges(_)
             | RoomError::ChatTooFast(..)
             | RoomError::ChatFlood
             | RoomError::TooManyAnalyses(_)

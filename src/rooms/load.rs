@@ -138,6 +138,9 @@ pub(super) fn table_from(
         rematch_offer: row.rematch_offer.as_deref().and_then(Color::parse),
         rematch: row.rematch_id.clone(),
         ended_at: (status == Status::Finished).then_some(row.updated_at),
+        open_until: row
+            .open_challenge
+            .then(|| row.created_at + config.challenge_expiry.as_millis() as i64),
         computer_held_since: None,
     })
 }

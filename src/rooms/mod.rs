@@ -69,6 +69,12 @@ fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - room_ms()).max(0) as u64)
 }
 
+/// What an address is known by where it is stored (the maker of an open challenge): its hash,
+/// never the address itself.
+fn address_key(from: IpAddr) -> String {
+    secrets::hash(&from.to_canonical().to_string())
+}
+
 /// A live connection to a room, returned by [`Rooms::connect`].
 #[derive(Debug)]
 pub struct Connection {
@@ -96,6 +102,10 @@ pub struct RoomsConfig {
     pub absent_timed: Duration,
     /// The same for an untimed game. (Days per turn has no claims: the turn's deadline decides.)
     pub absent_untimed: Duration,
+    /// How long an open challenge stays listed after its creator's last connection closes.
+    pub challenge_grace: Duration,
+    /// How long an open challenge waits for an opponent before it is called off.
+    pub challenge_expiry: Duration,
     /// Games one address may create per minute, by any way there is (at least one).
     pub games_per_minute: u32,
     /// Of those, games against the computer one address may start per hour (at least one).
@@ -119,6 +129,8 @@ impl Default for RoomsConfig {
             presence_delay: Duration::from_millis(250),
             absent_timed: Duration::from_secs(30),
             absent_untimed: Duration::from_secs(120),
+            challenge_grace: Duration::from_secs(15),
+            challenge_expiry: Duration::from_secs(1800),
             games_per_minute: 10,
             computer_games_per_hour: 30,
             computer: ComputerConfig::default(),
@@ -288,6 +300,21 @@ impl Rooms {
             .catalog
             .configure(variant, options)
             .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
+        let at = room_ms();
+        // An open challenge names the address that made it (hashed): one address lists only
+        // a few at a time.
+        let created_from = (opponent == Opponent::Anyone).then(|| address_key(from));
+        if let Some(key) = &created_from {
+            let config = &self.inner.config;
+            let since = at - config.challenge_expiry.as_millis() as i64;
+            let listed = self.inner.store.challenges_from(key, at, since).await?;
+            if listed >= crate::store::CHALLENGES_PER_ADDRESS {
+                self.metrics().limit("challenges_per_address");
+                return Err(RoomError::TooManyChallenges(
+                    crate::store::CHALLENGES_PER_ADDRESS,
+                ));
+            }
+        }
         self.charge(from, matches!(opponent, Opponent::Computer(_)))?;
         let color = match color {
             ColorChoice::White => Color::White,
@@ -298,7 +325,10 @@ impl Rooms {
         let secret = secrets::new_secret();
         let hash = Some(secrets::hash(&secret));
         let name_of = |c: Color| name.as_ref().filter(|_| c == color).map(|n| n.to_string());
-        let at = room_ms();
+        // Listed from now: the creator is on their way to the game's page.
+        let listed_until = created_from
+            .as_ref()
+            .map(|_| at + self.inner.config.challenge_grace.as_millis() as i64);
         loop {
             let id = secrets::new_id(at);
             let row = GameRow {
@@ -315,6 +345,8 @@ impl Rooms {
                 updated_at: at,
                 version: 1,
                 open_challenge: opponent == Opponent::Anyone,
+                listed_until,
+                created_from: created_from.clone(),
                 // Made here, run here: its room starts on this instance, with the first epoch.
                 owner: Some(self.inner.lease.me.instance.clone()),
                 epoch: 1,
@@ -629,18 +661,20 @@ impl Rooms {
         computer.analyse(self, slot, None, game, within).await
     }
 
-    /// Attaches a connection: the room queues `hello` and the state on `outbox` at once, and every
-    /// change after.
+    /// Attaches a connection from `browser` (the hash of its browser id, if it has one): the
+    /// room queues `hello` and the state on `outbox` at once, and every change after.
     pub async fn connect(
         &self,
         id: &str,
         seat: Option<Color>,
+        browser: Option<String>,
         from: IpAddr,
         outbox: Arc<Outbox>,
     ) -> Result<Connection, RoomError> {
         let conn = self
             .call(id, |reply| Command::Connect {
                 seat,
+                browser: browser.clone(),
                 outbox: outbox.clone(),
                 reply,
             })
@@ -671,6 +705,24 @@ impl Rooms {
                 reply,
             })
             .await;
+    }
+
+    /// The open challenges listed now, newest first, at most `limit`, each with how long it
+    /// has waited (ms).
+    pub async fn open_challenges(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<(crate::store::Challenge, i64)>, crate::store::StoreError> {
+        let now = room_ms();
+        let since = now - self.inner.config.challenge_expiry.as_millis() as i64;
+        let listed = self.inner.store.open_challenges(now, since, limit).await?;
+        Ok(listed
+            .into_iter()
+            .map(|c| {
+                let waited = (now - c.created_at).max(0);
+                (c, waited)
+            })
+            .collect())
     }
 
     /// Closes an unfinished game as abandoned (the stale-game sweep); false if it had ended.

@@ -37,6 +37,8 @@ pub(super) struct Room {
     pub thought_ms: Option<u64>,
     /// Another instance has taken the game: the room ends.
     pub fenced: bool,
+    /// While an open challenge's creator is here: when its listing was last renewed.
+    listed_at: Option<i64>,
 }
 
 /// What woke a room.
@@ -44,6 +46,8 @@ enum Wake {
     Command(Option<Box<Command>>),
     Presence,
     Clock,
+    /// An open challenge's listing is due for renewal (done at the top of the loop).
+    Listing,
     Idle,
     Shutdown,
 }
@@ -97,6 +101,8 @@ pub(super) async fn run(
     });
     loop {
         room.think(&rooms);
+        room.keep_listed(&rooms);
+        let listing_due = room.listing_due(&rooms);
         let idle_deadline = idle_since.map(|t| t + config.idle);
         let wake = room.table.next_wake(room_ms(), room.retry_at);
         // The timers live only while the room waits. While it handles what woke it, and waits
@@ -106,10 +112,12 @@ pub(super) async fn run(
             let idle_timer = pin!(sleep_until(idle_deadline.unwrap_or(far)));
             let presence_timer = pin!(sleep_until(presence_due.unwrap_or(far)));
             let clock_timer = pin!(sleep_until(wake.map_or(far, instant_at)));
+            let listing_timer = pin!(sleep_until(listing_due.map_or(far, instant_at)));
             tokio::select! {
                 cmd = commands.recv() => Wake::Command(cmd),
                 _ = presence_timer, if presence_due.is_some() => Wake::Presence,
                 _ = clock_timer, if wake.is_some() => Wake::Clock,
+                _ = listing_timer, if listing_due.is_some() => Wake::Listing,
                 _ = idle_timer, if idle_deadline.is_some() => Wake::Idle,
                 _ = &mut shutting_down => Wake::Shutdown,
             }
@@ -175,7 +183,7 @@ pub(super) async fn run(
                 }
                 break;
             }
-            Wake::Shutdown => {}
+            Wake::Listing | Wake::Shutdown => {}
         }
         if stop || room.fenced {
             // The server stops, or this instance no longer owns the game: every connection is
@@ -208,7 +216,44 @@ impl Room {
             thinking: None,
             thought_ms: None,
             fenced: false,
+            listed_at: None,
         }
+    }
+
+    /// Keeps an open challenge listed while its creator is connected, in the store, which
+    /// every instance's home page reads: renewed every third of the grace while they are here,
+    /// and once more as they leave, so that it lapses a grace after their last connection.
+    fn keep_listed(&mut self, rooms: &Rooms) {
+        let table = &self.table;
+        let grace = rooms.inner.config.challenge_grace.as_millis() as i64;
+        let now = room_ms();
+        let waiting = table.status == Status::Waiting && table.open_until.is_some();
+        let here = waiting
+            && crate::rules::Color::BOTH
+                .into_iter()
+                .any(|c| table.seats[c.index()].is_some() && self.conns.connected(c));
+        match (here, self.listed_at) {
+            (true, Some(at)) if now - at < grace / 3 => return,
+            (true, _) => self.listed_at = Some(now),
+            (false, Some(_)) => self.listed_at = None,
+            (false, None) => return,
+        }
+        if !waiting {
+            return;
+        }
+        let (store, id, epoch) = (rooms.store().clone(), table.id.clone(), table.epoch);
+        // Off the room's loop: a listing is no move, and nothing waits on it.
+        rooms.inner.tasks.spawn(async move {
+            if let Err(e) = store.list_until(&id, now + grace, epoch).await {
+                tracing::warn!(game = %id, error = %e, "could not renew an open challenge's listing");
+            }
+        });
+    }
+
+    /// When the listing is due to be renewed next, if the creator is here.
+    fn listing_due(&self, rooms: &Rooms) -> Option<i64> {
+        let grace = rooms.inner.config.challenge_grace.as_millis() as i64;
+        self.listed_at.map(|at| at + grace / 3)
     }
 
     /// Stores a plan, then applies it, bumps the version and tells everyone: the one place a
@@ -290,6 +335,7 @@ impl Room {
             }
             Command::Connect {
                 seat,
+                browser,
                 outbox,
                 reply,
             } => {
@@ -304,6 +350,7 @@ impl Room {
                         seat,
                         outbox: outbox.clone(),
                         hearing,
+                        browser,
                     },
                 );
                 if let Some(seat) = seat {
@@ -397,6 +444,7 @@ impl Room {
             Action::Takeback(action) => Ask::Takeback { seat, action },
             Action::RematchDecline => Ask::RematchDecline { seat },
             Action::Name(name) => Ask::Name { seat, name },
+            Action::Cancel => Ask::Cancel { seat },
             Action::Rematch => Ask::Rematch {
                 seat,
                 fresh: Fresh {

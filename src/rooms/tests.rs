@@ -34,6 +34,7 @@ fn table(control: TimeControl) -> Table {
         rematch_offer: None,
         rematch: None,
         ended_at: None,
+        open_until: None,
         computer_held_since: None,
     }
 }
@@ -455,4 +456,89 @@ fn a_name_is_the_seats_and_goes_with_it_into_the_rematch() {
         (game.white_name.as_deref(), game.black_name.as_deref()),
         (Some("Bea"), Some("Ana B"))
     );
+}
+
+/// An open challenge's table: White waits, Black's seat is empty.
+fn challenge() -> Table {
+    let mut table = table(TimeControl::Untimed);
+    table.seats[Color::Black.index()] = None;
+    table.status = Status::Waiting;
+    table.open_until = Some(T0 + 600_000);
+    table
+}
+
+#[test]
+fn an_untimed_game_whose_first_mover_never_comes_is_called_off_not_lost() {
+    // Black takes the seat at T0; White, who made the game, left at T0 - 5 s and never moved.
+    let mut table = challenge();
+    table.away_since = [Some(T0 - 5_000), None];
+    act(
+        &mut table,
+        Ask::Join {
+            hash: secrets::hash("b"),
+            name: None,
+        },
+        T0,
+    )
+    .unwrap();
+    // The absence wait counts from the start of the game.
+    assert_eq!(table.deadline(), Some((T0 + 30_000, Expiry::Abort)));
+    assert!(table.decide(Ask::Expire, T0 + 29_999).unwrap().is_none());
+    let plan = table.decide(Ask::Expire, T0 + 30_000).unwrap().unwrap();
+    table.apply(plan.change).unwrap();
+    let outcome = table.game.outcome().unwrap();
+    assert_eq!(
+        (outcome.winner, outcome.termination, table.status),
+        (None, Termination::Aborted, Status::Finished)
+    );
+    // Once both have moved, an absence is claimed instead, as ever: no deadline.
+    let mut table = table_untimed_after_two_plies();
+    table.away_since = [Some(T0), None];
+    assert_eq!(table.deadline(), None);
+}
+
+fn table_untimed_after_two_plies() -> Table {
+    let mut table = table(TimeControl::Untimed);
+    act(&mut table, turn(Color::White, "a1"), T0).unwrap();
+    act(&mut table, turn(Color::Black, "a3"), T0).unwrap();
+    table
+}
+
+#[test]
+fn the_creator_may_cancel_a_game_nobody_has_joined_and_nobody_else_may() {
+    let mut waiting = challenge();
+    // The empty seat's colour acts for nobody.
+    assert!(matches!(
+        waiting.decide(Ask::Cancel { seat: Color::Black }, T0),
+        Err(RoomError::NotSeated)
+    ));
+    act(&mut waiting, Ask::Cancel { seat: Color::White }, T0).unwrap();
+    assert_eq!(waiting.status, Status::Finished);
+    assert_eq!(
+        waiting.game.outcome().unwrap().termination,
+        Termination::Aborted
+    );
+    assert!(matches!(
+        waiting.decide(Ask::Cancel { seat: Color::White }, T0),
+        Err(RoomError::GameOver)
+    ));
+    // A game under way is not cancelled.
+    let playing = table(TimeControl::Untimed);
+    assert!(matches!(
+        playing.decide(Ask::Cancel { seat: Color::White }, T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+}
+
+#[test]
+fn an_open_challenge_nobody_takes_expires() {
+    let mut table = challenge();
+    assert_eq!(table.deadline(), Some((T0 + 600_000, Expiry::Abort)));
+    assert!(table.decide(Ask::Expire, T0 + 599_999).unwrap().is_none());
+    act(&mut table, Ask::Expire, T0 + 600_000).unwrap();
+    assert_eq!(table.status, Status::Finished);
+    // A game shared with a friend waits as long as it takes.
+    let mut table = challenge();
+    table.open_until = None;
+    assert_eq!(table.deadline(), None);
 }

@@ -59,7 +59,7 @@ mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
-pub use lists::{Challenge, LiveGame};
+pub use lists::{CHALLENGES_PER_ADDRESS, Challenge, LiveGame};
 use records::{GameRecord, TurnRecord};
 
 /// The database behind the store.
@@ -225,12 +225,18 @@ pub struct GameRow {
     pub rematch_id: Option<String>,
     /// Anyone may take the empty seat: listed among the open challenges while it waits.
     pub open_challenge: bool,
+    /// An open challenge is listed until then (Unix ms): renewed while its creator is
+    /// connected, so that it lapses a short grace after they leave. `None` for other games.
+    pub listed_until: Option<i64>,
+    /// The hash of the address that made an open challenge (how many one address lists is
+    /// capped); `None` for other games.
+    pub created_from: Option<String>,
     /// The instance running the game's room, if one has taken it ([`owners`]).
     pub owner: Option<String>,
     /// Grows with every new owner; the store takes a write of the game only from the owner
     /// that holds the current epoch.
     pub epoch: i64,
-    /// The name White's player gave, if any (a [`crate::protocol::PlayerName`] as written).
+    /// The name White's player gave, if any (as the protocol's `PlayerName` checked it).
     pub white_name: Option<String>,
     /// The name Black's player gave, if any.
     pub black_name: Option<String>,
@@ -429,7 +435,7 @@ pub enum WriteOp {
         seen: i64,
         /// The seat.
         seat: SeatColumn,
-        /// The name, checked already ([`crate::protocol::PlayerName`]).
+        /// The name, checked already (by the protocol's `PlayerName`).
         name: String,
         /// The epoch of the room that decided it: the write is refused unless its game is still
         /// at that epoch (no other owner took the game since).
@@ -668,8 +674,8 @@ impl Store {
                 "SELECT id, variant, options, time_control, white_secret_hash, black_secret_hash, \
                  status, result, termination, created_at, updated_at, version, clock_white_ms, \
                  clock_black_ms, clock_at, draw_offer_by, draw_offer_ply, takeback_offer_by, \
-                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, owner, epoch, \
-                 white_name, black_name FROM games WHERE id = $1",
+                 takeback_offer_ply, rematch_offer_by, rematch_id, open_challenge, listed_until, \
+                 created_from, owner, epoch, white_name, black_name FROM games WHERE id = $1",
             )
             .bind(id)
             .fetch_optional(pool)

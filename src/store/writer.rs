@@ -181,9 +181,10 @@ async fn try_batch(
                                 "INSERT INTO games (id, variant, options, time_control, \
                                  white_secret_hash, black_secret_hash, status, result, termination, \
                                  created_at, updated_at, version, clock_white_ms, clock_black_ms, \
-                                 clock_at, open_challenge, owner, epoch, white_name, black_name) \
-                                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, \
-                                 $14, $15, $16, $17, $18, $19, $20) ON CONFLICT DO NOTHING",
+                                 clock_at, open_challenge, owner, epoch, listed_until, created_from, \
+                                 white_name, black_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+                                 $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, \
+                                 $22) ON CONFLICT DO NOTHING",
                             )
                             .bind(&g.id)
                             .bind(&g.variant)
@@ -203,6 +204,8 @@ async fn try_batch(
                             .bind(g.open_challenge)
                             .bind(&g.owner)
                             .bind(g.epoch)
+                            .bind(g.listed_until)
+                            .bind(&g.created_from)
                             .bind(&g.white_name)
                             .bind(&g.black_name)
                             .execute(&mut *tx)

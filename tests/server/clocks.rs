@@ -161,7 +161,7 @@ impl Table {
         let outbox = Arc::new(Outbox::new());
         let conn = self
             .rooms
-            .connect(&self.id, seat, LOCAL, outbox.clone())
+            .connect(&self.id, seat, None, LOCAL, outbox.clone())
             .await
             .unwrap();
         (outbox, conn)

@@ -333,11 +333,27 @@ impl Ws {
         .await
     }
 
+    /// [`Ws::connect`] as a spectator from a browser: the `merels_browser` cookie it sends
+    /// (22 URL-safe characters).
+    pub async fn connect_browser(addr: SocketAddr, id: &str, cookie: &str) -> Ws {
+        let url = format!("ws://{addr}/api/games/{id}/ws");
+        Ws::connect_url_as(&url, None, None, Some(cookie)).await
+    }
+
     async fn connect_url_from(url: &str, secret: Option<&str>, source: Option<IpAddr>) -> Ws {
+        Ws::connect_url_as(url, secret, source, None).await
+    }
+
+    async fn connect_url_as(
+        url: &str,
+        secret: Option<&str>,
+        source: Option<IpAddr>,
+        cookie: Option<&str>,
+    ) -> Ws {
         let mut url = url.to_string();
         let mut moved = None;
         loop {
-            let mut ws = Ws::open(&url, secret, source).await;
+            let mut ws = Ws::open(&url, secret, source, cookie).await;
             let first = ws.next().await;
             if first["type"] == "moved" {
                 assert!(moved.is_none(), "moved twice: {first}");
@@ -359,8 +375,18 @@ impl Ws {
     }
 
     /// A socket at `url` (from the `source` address, if given), nothing read yet.
-    async fn open(url: &str, secret: Option<&str>, source: Option<IpAddr>) -> Ws {
+    async fn open(
+        url: &str,
+        secret: Option<&str>,
+        source: Option<IpAddr>,
+        cookie: Option<&str>,
+    ) -> Ws {
         let mut request = url.into_client_request().unwrap();
+        if let Some(c) = cookie {
+            request
+                .headers_mut()
+                .insert("cookie", format!("merels_browser={c}").parse().unwrap());
+        }
         if let Some(s) = secret {
             request
                 .headers_mut()

@@ -12,6 +12,7 @@ mod random;
 mod actions;
 mod backup;
 mod browser;
+mod challenges;
 mod chat;
 mod cli;
 mod clocks;

@@ -385,9 +385,16 @@ async fn exercise(store: Store) {
     // for a friend is never listed, nor one that has started.
     let open = |id: &str, at| GameRow {
         open_challenge: true,
+        listed_until: Some(at + 60_000),
         black_secret_hash: Some("bb".repeat(32)),
         white_secret_hash: None,
         ..game(id, at)
+    };
+    // Listed only while the creator is there (`listed_until` not passed), not once expired
+    // (made before `since`), and of one address only the first two.
+    let from = |id: &str, at| GameRow {
+        created_from: Some("one address".into()),
+        ..open(id, at)
     };
     for row in [
         open("c1", at),
@@ -396,16 +403,64 @@ async fn exercise(store: Store) {
             open_challenge: true,
             ..playing("c3", at)
         },
+        GameRow {
+            listed_until: Some(at - 1),
+            ..open("c-gone", at + 2)
+        },
+        GameRow {
+            listed_until: Some(at + 60_000),
+            ..open("c-expired", at - 60_001)
+        },
+        from("a1", at + 3),
+        from("a2", at + 4),
+        from("a3", at + 5),
     ] {
         create(&store, row).await;
     }
     assert!(store.load("c1").await.unwrap().unwrap().game.open_challenge);
-    let challenges = store.open_challenges(100).await.unwrap();
+    let challenges = store.open_challenges(at, at - 60_000, 100).await.unwrap();
     let listed: Vec<(&str, &str)> = challenges
         .iter()
         .map(|c| (c.id.as_str(), c.waiting))
         .collect();
-    assert_eq!(listed, [("c2", "black"), ("c1", "black")]);
+    assert_eq!(
+        listed,
+        [
+            ("a2", "black"),
+            ("a1", "black"),
+            ("c2", "black"),
+            ("c1", "black")
+        ]
+    );
+    assert_eq!(challenges[3].created_at, at);
+    assert_eq!(
+        store
+            .challenges_from("one address", at, at - 60_000)
+            .await
+            .unwrap(),
+        3,
+        "all three are counted at creation"
+    );
+    // The room renews a listing (the owner's epoch only): gone a while, listed again.
+    store
+        .list_until("c-gone", at + 10, EPOCH + 1)
+        .await
+        .unwrap();
+    let ids = |cs: Vec<merels::store::Challenge>| cs.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    assert!(
+        !ids(store.open_challenges(at, at - 60_000, 100).await.unwrap())
+            .contains(&"c-gone".to_string()),
+        "a stale owner renews nothing"
+    );
+    store.list_until("c-gone", at + 10, EPOCH).await.unwrap();
+    assert!(
+        store
+            .open_challenges(at, at - 60_000, 100)
+            .await
+            .unwrap()
+            .iter()
+            .any(|c| c.id == "c-gone")
+    );
     assert_eq!(
         (
             challenges[0].variant.as_str(),

@@ -79,13 +79,13 @@ impl EdgeEntry {
 impl Relay {
     /// Connects a client of game `game`, which `owner` runs, through the bus: its room queues
     /// `hello` and the state on `outbox` as for a socket of its own. The seat `secret` the
-    /// client presented crosses as its hash.
+    /// client presented crosses as its hash, as does its browser's id.
     pub async fn connect(
         &self,
         owner: &Owner,
         game: &str,
         secret: Option<String>,
-        from: IpAddr,
+        (from, browser): (IpAddr, Option<String>),
         outbox: Arc<Outbox>,
     ) -> Result<EdgeConn, ApiError> {
         let inner = &self.inner;
@@ -110,6 +110,7 @@ impl Relay {
             game: game.to_string(),
             seat: secret.as_deref().map(crate::rooms::secrets::hash),
             from,
+            browser,
         };
         let subject = format!("merels.{}.connect", owner.instance);
         let payload = inner

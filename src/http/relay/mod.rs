@@ -84,6 +84,9 @@ struct ConnectAsk {
     game: String,
     seat: Option<String>,
     from: IpAddr,
+    /// The client's browser id (its hash, never the cookie), if it has one.
+    #[serde(default)]
+    browser: Option<String>,
 }
 
 /// The relay of one instance: its edge connections and the connections it serves for edges.

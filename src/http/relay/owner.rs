@@ -118,7 +118,13 @@ impl Relay {
             let outbox = Arc::new(Outbox::relayed(self.peer(&ask.edge).queue, ask.conn));
             let conn = inner
                 .rooms
-                .connect(&ask.game, seat, ask.from, outbox.clone())
+                .connect(
+                    &ask.game,
+                    seat,
+                    ask.browser.clone(),
+                    ask.from,
+                    outbox.clone(),
+                )
                 .await?;
             Ok::<_, crate::rooms::RoomError>((Arc::new(conn), outbox))
         }

@@ -387,6 +387,7 @@ fn screenshots_dir() -> PathBuf {
 }
 
 mod arrival;
+mod challenges;
 mod chat;
 mod embed;
 mod home;
