@@ -9,6 +9,7 @@
 //! bytes by every recipient.
 
 mod chat;
+mod mine;
 mod state;
 
 pub use crate::catalog::{Geometry, GeometryPoint};
@@ -17,6 +18,7 @@ pub use chat::{CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, room_of}
 use compact_str::CompactString;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+pub use mine::{MyGame, MyGames};
 pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
 use std::sync::Arc;
 
@@ -227,6 +229,10 @@ pub struct ComputerView {
     /// Milliseconds it thought about its last turn; none before its first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_ms: Option<u64>,
+    /// While its perfect play for this board (the solved table) is being prepared: about how
+    /// many seconds are left. It plays from its search until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preparing_s: Option<u64>,
 }
 
 /// The engine's judgement of a game, turn by turn: a stored game's once it is over
@@ -321,6 +327,9 @@ pub enum ErrorCode {
     BrokenFrame,
     /// A text frame was not UTF-8: the connection is closed with 1007.
     BadText,
+    /// The seat was moved to another device (a hand-off): the connection that held it is
+    /// closed with 4410, and its secret no longer works.
+    SeatMoved,
 }
 
 impl ErrorCode {

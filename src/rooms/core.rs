@@ -71,6 +71,13 @@ pub(super) enum Ask {
     RematchDecline { seat: Color },
     /// Take the empty seat with the secret whose hash is given.
     Join { hash: String },
+    /// Move `seat` to another browser (a hand-off that moves it): its secret becomes the one
+    /// whose hash is `to_hash`, and `browser` holds it.
+    MoveSeat {
+        seat: Color,
+        to_hash: String,
+        browser: String,
+    },
     /// Close an unfinished game as abandoned (the stale-game sweep).
     Abandon,
     /// End the game if its deadline has passed.
@@ -117,6 +124,8 @@ pub(super) enum Change {
         clock: Option<Clock>,
     },
     Rematch(Fresh),
+    /// A seat's secret replaced (a hand-off that moves it).
+    Moved { color: Color, hash: String },
 }
 
 /// A clock as the store keeps it.
@@ -147,6 +156,11 @@ impl Table {
             Ask::Rematch { seat, fresh } => self.rematch(seat, fresh, now),
             Ask::RematchDecline { seat } => self.decline_rematch(seat, now).map(Some),
             Ask::Join { hash } => self.join(hash, now).map(Some),
+            Ask::MoveSeat {
+                seat,
+                to_hash,
+                browser,
+            } => self.move_seat(seat, to_hash, browser, now).map(Some),
             Ask::Abandon => Ok(self.abandon(now)),
             Ask::Expire => Ok(self.expire(now)),
         }
@@ -188,6 +202,7 @@ impl Table {
                 self.rematch_offer = None;
                 self.rematch = Some(fresh.id);
             }
+            Change::Moved { color, hash } => self.seats[color.index()] = Some(hash),
         }
         Ok(())
     }
@@ -339,6 +354,44 @@ impl Table {
             Outcome::win(self.game.to_move().opponent(), Termination::Abandonment)
         };
         Some(self.finish(outcome, now))
+    }
+
+    /// Replaces `seat`'s secret: the old one stops working. The computer's seat is no one's
+    /// to move.
+    fn move_seat(
+        &self,
+        seat: Color,
+        to_hash: String,
+        browser: String,
+        now: i64,
+    ) -> Result<Plan, RoomError> {
+        let Some(from_hash) = self.seats[seat.index()].clone() else {
+            return Err(RoomError::NotSeated);
+        };
+        if self.computer(seat).is_some() {
+            return Err(RoomError::NotSeated);
+        }
+        let op = WriteOp::MoveSeat {
+            id: self.id.clone(),
+            seen: self.seen(),
+            seat: match seat {
+                Color::White => SeatColumn::White,
+                Color::Black => SeatColumn::Black,
+            },
+            from_hash,
+            to_hash: to_hash.clone(),
+            browser,
+            at: now,
+            epoch: self.epoch,
+        };
+        Ok(Plan {
+            op,
+            change: Change::Moved {
+                color: seat,
+                hash: to_hash,
+            },
+            lost: RoomError::Conflict,
+        })
     }
 
     fn join(&self, hash: String, now: i64) -> Result<Plan, RoomError> {

@@ -20,6 +20,7 @@ mod durability;
 mod image;
 mod instances;
 mod limits;
+mod mine;
 mod pages;
 mod pictures;
 mod store;

@@ -365,6 +365,7 @@ mod embed;
 mod input;
 mod instances;
 mod looks;
+mod mine;
 mod offers;
 mod play;
 mod presence;
