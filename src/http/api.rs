@@ -1,9 +1,9 @@
 //! The JSON API: the same actions as the WebSocket, for bots and scripts. Seat secrets travel as
 //! bearer tokens (or the browser's seat cookie).
 
+use super::browser::BrowserId;
 use super::error::ApiError;
 use super::limits::ClientIp;
-use super::browser::BrowserId;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::clock::TimeControl;
 use crate::config::Config;

@@ -2,12 +2,12 @@
 //! (a shell that the thin client in `static/` brings to life), its analysis, and its embed for
 //! other sites' pages. Pages read without JavaScript.
 
+use super::browser::{BrowserId, hold_seat};
 use super::error::ApiError;
 use super::html::{
     Message, Preview, board_svg, escape, layout, layout_with, options_in_words, render,
     script_json, setup_form,
 };
-use super::browser::{BrowserId, hold_seat};
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::rooms::{ColorChoice, RoomError};
@@ -128,13 +128,15 @@ pub async fn create(
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
     // A form gets a page, not the API's JSON, when its game cannot be made.
-    create_from_form(app, from, browser, form).await.unwrap_or_else(|e| {
-        error_page(
-            "The game was not created",
-            e,
-            ("/".into(), "Back to the games"),
-        )
-    })
+    create_from_form(app, from, browser, form)
+        .await
+        .unwrap_or_else(|e| {
+            error_page(
+                "The game was not created",
+                e,
+                ("/".into(), "Back to the games"),
+            )
+        })
 }
 
 /// A page saying why a page's request was refused, with the status the API would answer, and
@@ -346,11 +348,11 @@ pub async fn rematch(
                 hold_seat(&app, &browser, &next, color).await;
             }
             (
-            StatusCode::SEE_OTHER,
-            go,
-            seat_cookies(&app.config, &next, &secret),
-        )
-            .into_response()
+                StatusCode::SEE_OTHER,
+                go,
+                seat_cookies(&app.config, &next, &secret),
+            )
+                .into_response()
         }
         _ => (StatusCode::SEE_OTHER, go).into_response(),
     }

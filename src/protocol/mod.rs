@@ -16,9 +16,9 @@ pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
 pub use chat::{CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, room_of};
 use compact_str::CompactString;
+pub use mine::{MyGame, MyGames};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-pub use mine::{MyGame, MyGames};
 pub use state::{ClaimView, ClockView, GameState, Men, Snapshot, TurnView};
 use std::sync::Arc;
 

@@ -481,10 +481,7 @@ impl Room {
         // Whether the computer's perfect play is still being prepared: everyone is told as it
         // begins and as it ends (the room wakes for the computer's turns, and any command).
         if self.table.against_computer() && self.table.status == Status::Playing {
-            let preparing = rooms
-                .inner
-                .computer
-                .preparing(self.table.game.variant());
+            let preparing = rooms.inner.computer.preparing(self.table.game.variant());
             if preparing.is_some() != self.preparing_s.is_some() {
                 self.preparing_s = preparing;
                 self.broadcast(false);

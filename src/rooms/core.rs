@@ -125,7 +125,10 @@ pub(super) enum Change {
     },
     Rematch(Fresh),
     /// A seat's secret replaced (a hand-off that moves it).
-    Moved { color: Color, hash: String },
+    Moved {
+        color: Color,
+        hash: String,
+    },
 }
 
 /// A clock as the store keeps it.
@@ -134,6 +137,14 @@ pub(super) fn clock_row(clock: &Clock) -> ClockRow {
         white_ms: clock.left[Color::White.index()],
         black_ms: clock.left[Color::Black.index()],
         at: clock.since,
+    }
+}
+
+/// The store's column for a seat.
+fn column(seat: Color) -> SeatColumn {
+    match seat {
+        Color::White => SeatColumn::White,
+        Color::Black => SeatColumn::Black,
     }
 }
 
@@ -374,10 +385,7 @@ impl Table {
         let op = WriteOp::MoveSeat {
             id: self.id.clone(),
             seen: self.seen(),
-            seat: match seat {
-                Color::White => SeatColumn::White,
-                Color::Black => SeatColumn::Black,
-            },
+            seat: column(seat),
             from_hash,
             to_hash: to_hash.clone(),
             browser,
@@ -406,10 +414,7 @@ impl Table {
         let clock = self.start_clock(now);
         let op = WriteOp::ClaimSeat {
             id: self.id.clone(),
-            seat: match color {
-                Color::White => SeatColumn::White,
-                Color::Black => SeatColumn::Black,
-            },
+            seat: column(color),
             hash: hash.clone(),
             at: now,
             clock: clock.as_ref().map(clock_row),

@@ -33,7 +33,7 @@ impl Rooms {
         let now = room_ms();
         let mut games = Vec::with_capacity(held.len());
         for seat in held {
-            let Some(color) = Color::BOTH.into_iter().find(|c| c.name() == seat.seat) else {
+            let Some(color) = Color::parse(&seat.seat) else {
                 continue;
             };
             let Some(stored) = self.store().load(&seat.game_id).await? else {

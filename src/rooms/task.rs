@@ -485,8 +485,10 @@ impl Room {
         let plan = self.table.decide(ask, room_ms())?;
         self.execute(rooms, plan).await?;
         for conn in self.conns.values().filter(|c| c.seat == Some(seat)) {
-            conn.outbox
-                .close(ErrorCode::SeatMoved, RoomError::SeatMoved.to_string().as_str());
+            conn.outbox.close(
+                ErrorCode::SeatMoved,
+                RoomError::SeatMoved.to_string().as_str(),
+            );
         }
         Ok(SeatGrant {
             id: self.table.id.clone(),

@@ -293,11 +293,11 @@ pub enum SeatColumn {
 }
 
 impl SeatColumn {
-    /// The seat's name as `seat_holders` keeps it (`white` or `black`).
+    /// The seat's name as `seat_holders` keeps it: its colour's ([`crate::rules::Color::name`]).
     pub fn name(self) -> &'static str {
         match self {
-            SeatColumn::White => "white",
-            SeatColumn::Black => "black",
+            SeatColumn::White => crate::rules::Color::White.name(),
+            SeatColumn::Black => crate::rules::Color::Black.name(),
         }
     }
 }

@@ -72,7 +72,10 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
     // Days per turn: how long the turn has left.
     let (_, body) = a.request("GET", "/api/my-games", None, None).await;
     let left = body["games"][0]["left_ms"].as_i64().unwrap();
-    assert!(left > 23 * 3600 * 1000 && left <= 24 * 3600 * 1000, "{body}");
+    assert!(
+        left > 23 * 3600 * 1000 && left <= 24 * 3600 * 1000,
+        "{body}"
+    );
     assert_eq!(body["games"][0]["variant"], "six-mens-morris");
 
     // A link that moves the seat: C holds it, with a new secret; A's stops working, and A's
@@ -82,20 +85,31 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
     let (_, code) = a.handoff_with(&white, false).await;
     let (status, body) = take(&c, &id, &code).await;
     assert_eq!(status, 200, "{body}");
-    assert_eq!((body["seat"].as_str(), body["moved"].as_bool()), (Some("white"), Some(true)));
+    assert_eq!(
+        (body["seat"].as_str(), body["moved"].as_bool()),
+        (Some("white"), Some(true))
+    );
     let moved = Seat {
         id: id.clone(),
         color: "white".into(),
         secret: body["secret"].as_str().unwrap().to_string(),
     };
     assert_ne!(moved.secret, white.secret);
-    assert_eq!(old_socket.closed().await, Some(4410), "the old holder's socket is told");
+    assert_eq!(
+        old_socket.closed().await,
+        Some(4410),
+        "the old holder's socket is told"
+    );
     assert_eq!(listed(&a).await, vec![]);
     assert_eq!(listed(&c).await, vec![row(&id, "white", "playing", true)]);
     let (status, body) = a.play(&white, "a1").await;
     assert_eq!((status, body["error"].as_str()), (403, Some("not_seated")));
     let again = server.ws(&id, Some(&white.secret)).await;
-    assert_eq!(again.hello["seat"], Value::Null, "the old secret only watches");
+    assert_eq!(
+        again.hello["seat"],
+        Value::Null,
+        "the old secret only watches"
+    );
     // A's seat cookie no longer seats it on the page, which says why.
     let page = a
         .client
@@ -112,7 +126,11 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
     let (status, body) = take(&d, &id, &a.handoff_with(&moved, true).await.1).await;
     assert_eq!(status, 200, "a code of the new holder works: {body}");
     assert_eq!(body["moved"], false);
-    assert_eq!(body["secret"].as_str(), Some(&*moved.secret), "shared, not moved");
+    assert_eq!(
+        body["secret"].as_str(),
+        Some(&*moved.secret),
+        "shared, not moved"
+    );
     assert_eq!(listed(&c).await, vec![row(&id, "white", "playing", true)]);
     assert_eq!(listed(&d).await, vec![row(&id, "white", "playing", true)]);
     let (status, _) = c.play(&moved, "a1").await;
@@ -144,11 +162,19 @@ async fn bad_input_to_my_games_and_the_hand_off_changes_nothing() {
         let (status, body) = a
             .request("POST", &path, Some(&white.secret), Some(wrong.clone()))
             .await;
-        assert_eq!((status, body["error"].as_str()), (400, Some("malformed")), "{wrong}");
+        assert_eq!(
+            (status, body["error"].as_str()),
+            (400, Some("malformed")),
+            "{wrong}"
+        );
     }
     // No body moves the seat, as the link always said.
     let (status, body) = a.request("POST", &path, Some(&white.secret), None).await;
-    assert_eq!((status, body["keep"].as_bool()), (200, Some(false)), "{body}");
+    assert_eq!(
+        (status, body["keep"].as_bool()),
+        (200, Some(false)),
+        "{body}"
+    );
     // Another browser's list, or one with a malformed cookie, shows none of A's games.
     let stranger = reqwest::Client::new()
         .get(format!("{}/api/my-games", server.base))
@@ -165,6 +191,9 @@ async fn bad_input_to_my_games_and_the_hand_off_changes_nothing() {
     let (status, _) = take(&other, "nosuchgameatall000000", &"A".repeat(22)).await;
     assert_eq!(status, 409);
     assert_eq!(listed(&other).await, vec![]);
-    assert_eq!(listed(&a).await, vec![row(&white.id, "white", "waiting", false)]);
+    assert_eq!(
+        listed(&a).await,
+        vec![row(&white.id, "white", "waiting", false)]
+    );
     server.stop().await;
 }

@@ -8,7 +8,10 @@ async fn made_link(c: &Client) -> String {
     let deadline = Instant::now() + WAIT;
     loop {
         let value = c
-            .execute("return document.getElementById('handoff-link').value", vec![])
+            .execute(
+                "return document.getElementById('handoff-link').value",
+                vec![],
+            )
             .await
             .unwrap();
         let value = value.as_str().unwrap_or("").to_string();
@@ -35,8 +38,16 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
 
     // The choice comes first, in plain words; the link made says what it does.
     press(&first, "#handoff summary").await;
-    assert!(text(&first, "#handoff-move").await.contains("Move my seat there"));
-    assert!(text(&first, "#handoff-keep").await.contains("Keep it here, also open it there"));
+    assert!(
+        text(&first, "#handoff-move")
+            .await
+            .contains("Move my seat there")
+    );
+    assert!(
+        text(&first, "#handoff-keep")
+            .await
+            .contains("Keep it here, also open it there")
+    );
     press(&first, "#handoff-move").await;
     let link = made_link(&first).await;
     wait_text(&first, "#handoff-what", "this device only watches").await;
@@ -71,7 +82,11 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     wait_text(&second, "#my-turns", "Your turn in 1 game").await;
     first.goto(&server.base).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(text(&first, "#my-turns").await, "", "no line with no turn waiting");
+    assert_eq!(
+        text(&first, "#my-turns").await,
+        "",
+        "no line with no turn waiting"
+    );
     first.close().await.unwrap();
     second.close().await.unwrap();
     server.stop().await;
