@@ -49,6 +49,11 @@ const socket = new GameSocket(root, {
     if (sentAt !== null) unanswered = sentTurn;
     sentAt = null;
   },
+  // The seat was moved to another device: this page watches from now on, and says so.
+  seatMoved: () => {
+    $('seat-moved').hidden = false;
+    $('handoff').hidden = true;
+  },
 });
 const chat = new Chat((message) => socket.send(message));
 const nameForm = new NameForm((message) => socket.send(message));
@@ -59,14 +64,28 @@ function setConn(text, ok) {
   conn.classList.toggle('ok', ok);
 }
 
-// "Continue on another device": each time it is opened, a fresh one-time link (and its QR
-// code) that moves the seat; the seat's own secret never appears in a link.
-$('handoff').querySelector('details').addEventListener('toggle', async (ev) => {
-  if (!ev.target.open) return;
+// "Continue on another device": the player first chooses whether the link moves the seat (this
+// page then only watches) or opens it there too (both play it); each choice makes a fresh
+// one-time link (and its QR code). The seat's own secret never appears in a link.
+const handoffWords = {
+  move: 'This link moves your seat: once it is opened there, this device only watches.',
+  keep: 'This link opens your seat there too: both devices play it.',
+};
+async function makeHandoff(keep) {
   const link = $('handoff-link');
+  const what = $('handoff-what');
+  what.textContent = handoffWords[keep ? 'keep' : 'move'];
+  what.hidden = false;
+  $('handoff-made').hidden = false;
   link.value = 'Making a link…';
+  $('handoff-qr').replaceChildren();
   try {
-    const res = await fetch(`/api/games/${id}/handoff`, { method: 'POST', credentials: 'same-origin' });
+    const res = await fetch(`/api/games/${id}/handoff`, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ keep }),
+    });
     const body = await res.json();
     if (!res.ok) throw new Error(body.message);
     link.value = body.url;
@@ -77,7 +96,9 @@ $('handoff').querySelector('details').addEventListener('toggle', async (ev) => {
   } catch (e) {
     link.value = `No link: ${e.message}`;
   }
-});
+}
+$('handoff-move').addEventListener('click', () => makeHandoff(false));
+$('handoff-keep').addEventListener('click', () => makeHandoff(true));
 $('handoff-copy').addEventListener('click', () => navigator.clipboard?.writeText($('handoff-link').value));
 
 // Asks for the whole game again, and the chat lines with it.
@@ -240,6 +261,26 @@ function arrived(before) {
   nameForm.state(state);
   maybeJoin();
   chat.opponentIsComputer(!!(hello && hello.seat && state.seats[hello.seat === 'white' ? 'black' : 'white'].computer));
+  showPreparing();
+}
+
+// While the server builds the computer's solved table for this board, it plays from its search:
+// the page says so, with the server's estimate, and says when the perfect play is ready.
+let preparingSeen = false;
+function showPreparing() {
+  const note = $('computer-note');
+  const computer = ['white', 'black'].map((c) => state.seats[c].computer).find((c) => c);
+  const left = computer?.preparing_s;
+  if (left) {
+    preparingSeen = true;
+    note.textContent = `The computer is preparing its perfect play for this board: it plays from its search until then, about ${left} s.`;
+    note.hidden = false;
+  } else if (preparingSeen && computer) {
+    note.textContent = 'The computer’s perfect play for this board is ready.';
+    note.hidden = false;
+  } else {
+    note.hidden = true;
+  }
 }
 
 // A visitor who opens an invite chooses: take the empty seat, or just watch. The seat is taken
@@ -533,7 +574,11 @@ function render() {
     }
   } else {
     if (state.status === 'waiting') {
-      status.textContent = 'Waiting for an opponent: send them the link.';
+      // The waiting survives the page: its creator may close it and come back by My games.
+      status.textContent =
+        hello && hello.seat
+          ? 'Waiting for an opponent: send them the link below (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
+          : 'Waiting for an opponent: send them the link.';
     } else if (view !== null) {
       status.textContent = `Looking back: the position after turn ${view} of ${n}.`;
       if (myTurn()) status.textContent += ' It is your turn.';

@@ -17,13 +17,14 @@ const GIVE_UP_MS = 5000;
 export class GameSocket {
   // root: the page's element naming the game (`data-game`) and maybe its server's own socket
   // (`data-socket`); receive(msg): every message but `moved`; status(text, ok): the connection
-  // in words; dropped(): the socket closed; watch: watch, whatever seat this browser holds
-  // (`?watch=1`).
-  constructor(root, { receive, status, dropped = () => {}, watch = false }) {
+  // in words; dropped(): the socket closed; seatMoved(): the seat it held moved to another
+  // device (closed with 4410); watch: watch, whatever seat this browser holds (`?watch=1`).
+  constructor(root, { receive, status, dropped = () => {}, seatMoved = () => {}, watch = false }) {
     this.id = root.dataset.game;
     this.receive = receive;
     this.status = status;
     this.dropped = dropped;
+    this.seatMoved = seatMoved;
     this.watch = watch;
     this.socket = null;
     this.url = root.dataset.socket ?? null;
@@ -92,6 +93,13 @@ export class GameSocket {
     socket.onclose = (ev) => {
       clearTimeout(this.silence);
       this.dropped();
+      if (ev.code === 4410) {
+        // The seat moved to another device: its secret no longer works here, so the page comes
+        // back at once as a spectator's.
+        this.seatMoved();
+        this.connect();
+        return;
+      }
       if (ev.code === 4404) {
         this.status('No such game.', false);
         return;

@@ -1,6 +1,7 @@
 //! The JSON API: the same actions as the WebSocket, for bots and scripts. Seat secrets travel as
 //! bearer tokens (or the browser's seat cookie).
 
+use super::browser::BrowserId;
 use super::error::ApiError;
 use super::limits::ClientIp;
 use super::{AppState, base_url, presented_secret, seat_cookies};
@@ -203,21 +204,31 @@ fn seat_view(config: &Config, base: &str, grant: SeatGrant) -> SeatView {
     }
 }
 
-fn granted(app: &AppState, headers: &HeaderMap, grant: SeatGrant, status: StatusCode) -> Response {
+async fn granted(
+    app: &AppState,
+    headers: &HeaderMap,
+    browser: &BrowserId,
+    grant: SeatGrant,
+    status: StatusCode,
+) -> Response {
+    super::browser::hold_seat(app, browser, &grant.id, grant.color).await;
     let base = base_url(&app.config, headers);
     let cookies = seat_cookies(&app.config, &grant.id, &grant.secret);
     (status, cookies, Json(seat_view(&app.config, &base, grant))).into_response()
 }
 
 fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    json.map(|Json(t)| t).map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            app.metrics.limit("body_size");
-            ApiError::new(ErrorCode::TooLarge, e.body_text())
-        } else {
-            ApiError::new(ErrorCode::Malformed, e.body_text())
-        }
-    })
+    json.map(|Json(t)| t).map_err(|e| rejected(app, e))
+}
+
+/// Why a JSON body was refused: too large, or not what the endpoint takes.
+fn rejected(app: &AppState, e: JsonRejection) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        app.metrics.limit("body_size");
+        ApiError::new(ErrorCode::TooLarge, e.body_text())
+    } else {
+        ApiError::new(ErrorCode::Malformed, e.body_text())
+    }
 }
 
 /// `GET /metrics`: Prometheus text format.
@@ -260,6 +271,7 @@ pub async fn metrics(
 pub async fn create(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
+    browser: BrowserId,
     headers: HeaderMap,
     json: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Response, ApiError> {
@@ -279,13 +291,14 @@ pub async fn create(
             name,
         )
         .await?;
-    Ok(granted(&app, &headers, grant, StatusCode::CREATED))
+    Ok(granted(&app, &headers, &browser, grant, StatusCode::CREATED).await)
 }
 
 /// `POST /api/games/{id}/join`, with `{"name": ...}` or no body: takes the empty seat, or 409.
 pub async fn join(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    browser: BrowserId,
     headers: HeaderMap,
     json: Result<Option<Json<NameRequest>>, JsonRejection>,
 ) -> Result<Response, ApiError> {
@@ -293,7 +306,7 @@ pub async fn join(
         .map(|r| player_name(&r.name))
         .transpose()?;
     let grant = app.rooms.join(&id, name).await?;
-    Ok(granted(&app, &headers, grant, StatusCode::OK))
+    Ok(granted(&app, &headers, &browser, grant, StatusCode::OK).await)
 }
 
 /// How long an analysis may take: what is not reached by then is left out, within the
@@ -381,25 +394,43 @@ pub async fn name(
     act(&app, &id, from, &headers, Action::Name(name)).await
 }
 
-/// `POST /api/games/{id}/handoff`: a one-time link that moves the asker's seat (by cookie or
-/// bearer token) to another device: it works once, for minutes. The code rides in the link's
-/// fragment (`/g/{id}#code=CODE`), which a browser never sends to a server, so it lands in no
-/// server's or proxy's log; the page reads it and redeems it with [`take_handoff`]. The QR code
-/// of the link comes in the answer (markup), not from a URL that would carry the code.
+/// The body of [`handoff`], which may be left out.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandOffAsk {
+    /// Keep the seat here and open it on the other device too; without it (or `false`) the
+    /// link moves the seat, and this device loses it once the link is used.
+    #[serde(default)]
+    keep: bool,
+}
+
+/// `POST /api/games/{id}/handoff` (body `{"keep": true}` or none): a one-time link that moves
+/// the asker's seat (by cookie or bearer token) to another device, or with `keep` opens it there
+/// too: it works once, for minutes. The code rides in the link's fragment
+/// (`/g/{id}#code=CODE`), which a browser never sends to a server, so it lands in no server's or
+/// proxy's log; the page reads it and redeems it with [`take_handoff`]. The QR code of the link
+/// comes in the answer (markup), not from a URL that would carry the code.
 pub async fn handoff(
     State(app): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    json: Result<Option<Json<HandOffAsk>>, JsonRejection>,
 ) -> Result<Response, ApiError> {
+    let keep = json
+        .map_err(|e| rejected(&app, e))?
+        .map(|Json(ask)| ask)
+        .unwrap_or_default()
+        .keep;
     let code = app
         .rooms
-        .hand_off(&id, presented_secret(&headers, &id))
+        .hand_off(&id, presented_secret(&headers, &id), keep)
         .await?;
     let url = format!("{}/g/{id}#code={code}", base_url(&app.config, &headers));
     let body = serde_json::json!({
         "qr": super::html::qr_svg(&url, "QR code of the link that carries your seat"),
         "url": url,
         "code": code,
+        "keep": keep,
         "expires_in_secs": app.config.handoff_secs,
     });
     Ok(([(CACHE_CONTROL, "no-store")], Json(body)).into_response())
@@ -414,11 +445,14 @@ pub struct TakeHandoff {
 
 /// `POST /api/games/{id}/handoff/take` with `{"code": CODE}`: redeems a one-time code (once,
 /// within its time) for the seat it carries, whose cookie this browser then gets; the answer
-/// names the seat and holds its secret, as a join's does. A code used already, expired, or of
-/// another game: `not_allowed` (409), and nothing changes.
+/// names the seat and holds its secret, as a join's does, and says whether the seat `moved`
+/// (the device that asked for the code lost it: its secret no longer works, its sockets were
+/// closed with 4410) or is shared (`moved: false`). A code used already, expired, of another
+/// game, or whose seat has moved since: `not_allowed` (409), and nothing changes.
 pub async fn take_handoff(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    browser: BrowserId,
     json: Result<Json<TakeHandoff>, JsonRejection>,
 ) -> Result<Response, ApiError> {
     let code = body(&app, json)?.code;
@@ -428,17 +462,32 @@ pub async fn take_handoff(
             "\"code\" takes a hand-off code",
         ));
     }
-    let Some(secret) = app.rooms.take_handoff(&id, &code).await? else {
+    let Some((grant, moved)) = app.rooms.take_handoff(&id, &code, browser.as_str()).await? else {
         return Err(ApiError::new(
             ErrorCode::NotAllowed,
             "that link to a seat was used already or has expired: open a new one on the device \
              that holds the seat",
         ));
     };
-    let seat = app.rooms.seat_of(&id, Some(secret.clone())).await?;
-    let cookies = seat_cookies(&app.config, &id, &secret);
-    let body = serde_json::json!({"id": id, "seat": seat.map(Color::name), "secret": secret});
+    let cookies = seat_cookies(&app.config, &id, &grant.secret);
+    let body = serde_json::json!({
+        "id": id,
+        "seat": grant.color.name(),
+        "secret": grant.secret,
+        "moved": moved,
+    });
     Ok(([(CACHE_CONTROL, "no-store")], cookies, Json(body)).into_response())
+}
+
+/// `GET /api/my-games`: this browser's games (by its `merels_browser` cookie): those not
+/// finished, with whose turn it is and how long is left, then its recent finished ones.
+pub async fn my_games(
+    State(app): State<AppState>,
+    browser: BrowserId,
+) -> Result<Response, ApiError> {
+    let games = app.rooms.my_games(browser.as_str()).await?;
+    // Private to this browser: no shared cache may keep it.
+    Ok(([(CACHE_CONTROL, "private, no-store")], Json(games)).into_response())
 }
 
 /// `POST /api/games/{id}/{action}`: a WebSocket message without fields, for the bearer's seat:
@@ -493,6 +542,11 @@ async fn act(
         return Ok(Json(acted.state).into_response());
     }
     let base = base_url(&app.config, headers);
+    if let Some(grant) = &acted.rematch
+        && let Some(browser) = BrowserId::of(headers)
+    {
+        super::browser::hold_seat(app, &browser, &grant.id, grant.color).await;
+    }
     let seat = acted
         .rematch
         .map(|grant| seat_view(&app.config, &base, grant));

@@ -49,6 +49,15 @@ impl<S: Send + Sync> FromRequestParts<S> for BrowserId {
     }
 }
 
+/// Records that `browser` holds `color` in game `id` (for "My games"), wherever a seat is
+/// granted or shown to its holder. Only the list depends on it, so a failure is logged, never
+/// the request's: the seat itself was granted by its secret.
+pub async fn hold_seat(app: &AppState, browser: &BrowserId, id: &str, color: crate::rules::Color) {
+    if let Err(e) = app.rooms.hold_seat(browser.as_str(), id, color).await {
+        tracing::warn!(game = %id, error = %e, "could not record the browser holding a seat");
+    }
+}
+
 /// The value of the request's `merels_browser` cookie, if it has a well-formed one.
 fn cookie_value(headers: &HeaderMap) -> Option<&str> {
     headers

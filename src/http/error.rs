@@ -23,6 +23,9 @@ pub const CLOSE_BAD_TEXT: u16 = 1007;
 pub const CLOSE_INTERNAL: u16 = 1011;
 /// Close code: no such game (application range, 4000 + HTTP 404).
 pub const CLOSE_NOT_FOUND: u16 = 4404;
+/// Close code: the seat this connection held moved to another device; the page watches from
+/// then on (application range, 4000 + HTTP 410 Gone).
+pub const CLOSE_SEAT_MOVED: u16 = 4410;
 /// Close code: the game is served at another address, named by the `moved` message before it
 /// (application range, 4000 + HTTP 307).
 pub const CLOSE_MOVED: u16 = 4307;
@@ -71,6 +74,7 @@ impl ApiError {
             ErrorCode::IllegalTurn => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::SeatMoved => StatusCode::GONE,
         }
     }
 
@@ -84,6 +88,7 @@ impl ApiError {
             ErrorCode::Timeout => CLOSE_GOING_AWAY,
             ErrorCode::BrokenFrame => CLOSE_PROTOCOL,
             ErrorCode::BadText => CLOSE_BAD_TEXT,
+            ErrorCode::SeatMoved => CLOSE_SEAT_MOVED,
             _ => CLOSE_INTERNAL,
         }
     }

@@ -2,6 +2,7 @@
 //! of any variant), the game page (a shell that the thin client in `static/` brings to life),
 //! its analysis, and its embed for other sites' pages. Pages read without JavaScript.
 
+use super::browser::{BrowserId, hold_seat};
 use super::error::ApiError;
 use super::html::{
     DEFAULT_LEVEL, Message, Play, Preview, Start, board_svg, escape, form_options, layout,
@@ -237,16 +238,19 @@ fn named(catalog: &crate::catalog::Catalog, slug: &str, options: &str) -> String
 pub async fn create(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
+    browser: BrowserId,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
     // A form gets a page, not the API's JSON, when its game cannot be made.
-    create_from_form(app, from, form).await.unwrap_or_else(|e| {
-        error_page(
-            "The game was not created",
-            e,
-            ("/".into(), "Back to the games"),
-        )
-    })
+    create_from_form(app, from, browser, form)
+        .await
+        .unwrap_or_else(|e| {
+            error_page(
+                "The game was not created",
+                e,
+                ("/".into(), "Back to the games"),
+            )
+        })
 }
 
 /// A page saying why a page's request was refused, with the status the API would answer, and
@@ -263,6 +267,7 @@ fn error_page(heading: &str, e: ApiError, back: (String, &str)) -> Response {
 async fn create_from_form(
     app: AppState,
     from: std::net::IpAddr,
+    browser: BrowserId,
     form: HashMap<String, String>,
 ) -> Result<Response, ApiError> {
     let variant = form.get("variant").map(String::as_str).unwrap_or_default();
@@ -307,12 +312,24 @@ async fn create_from_form(
         .rooms
         .create(from, variant, &options, clock, color, opponent, name)
         .await?;
+    hold_seat(&app, &browser, &grant.id, grant.color).await;
     Ok((
         StatusCode::SEE_OTHER,
         [(LOCATION, format!("/g/{}", grant.id))],
         seat_cookies(&app.config, &grant.id, &grant.secret),
     )
         .into_response())
+}
+
+/// The My games page (`static/mine.html`, filled by `static/mine.js` from `GET /api/my-games`).
+#[derive(askama::Template)]
+#[template(path = "mine.html")]
+struct MinePage;
+
+/// `GET /my-games`: this browser's games. The page is the same for everyone; its script asks
+/// for the list, which the browser's cookie chooses.
+pub async fn my_games() -> Html<String> {
+    layout("My games · merels", &render(&MinePage), Some("mine.js"))
 }
 
 /// The game page (`static/game.html`, beside `static/game.js`, which uses its ids).
@@ -334,6 +351,9 @@ struct GamePage<'a> {
     /// Markup: the share link as a QR code.
     share_qr: String,
     handoff_minutes: u64,
+    /// The page presents this game's seat cookie, whose secret holds no seat any more: the seat
+    /// was moved to another device.
+    moved: bool,
     /// The turns so far, by pairs (white's and black's).
     turns: Vec<&'a [compact_str::CompactString]>,
     over: bool,
@@ -355,12 +375,16 @@ pub async fn game(
         Err(RoomError::NotFound) => return not_found(),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let seat = app
-        .rooms
-        .seat_of(&id, presented_secret(&headers, &id))
-        .await
-        .ok()
-        .flatten();
+    let presented = presented_secret(&headers, &id);
+    let kept = presented.is_some();
+    let seat = app.rooms.seat_of(&id, presented).await.ok().flatten();
+    // The holder's browser is recorded as it comes to its seat, however the seat came to it
+    // (a rematch, an older game): "My games" lists what this browser holds.
+    if let (Some(color), Some(browser)) = (seat, BrowserId::of(&headers)) {
+        hold_seat(&app, &browser, &id, color).await;
+    }
+    // A seat's secret never changes but by a hand-off that moves the seat.
+    let moved = kept && seat.is_none();
     let info = app.rooms.catalog().get(&state.variant).ok();
     let title = title_of(&app, &state);
     // The rules in force: the variant's page, and the options this table chose.
@@ -393,6 +417,7 @@ pub async fn game(
         share,
         embed: embed_snippet(&base, &id, &title),
         handoff_minutes: app.config.handoff_secs.div_ceil(60),
+        moved,
         turns: state.turns.chunks(2).collect(),
         // A link to the analysis only once there is something to analyse (the page adds it
         // when the game ends while open).
@@ -445,12 +470,17 @@ pub async fn rematch(
     let go = [(LOCATION, format!("/g/{next}"))];
     let secret = presented_secret(&headers, &id);
     match (app.rooms.seat_of(&next, secret.clone()).await, secret) {
-        (Ok(Some(_)), Some(secret)) => (
-            StatusCode::SEE_OTHER,
-            go,
-            seat_cookies(&app.config, &next, &secret),
-        )
-            .into_response(),
+        (Ok(Some(color)), Some(secret)) => {
+            if let Some(browser) = BrowserId::of(&headers) {
+                hold_seat(&app, &browser, &next, color).await;
+            }
+            (
+                StatusCode::SEE_OTHER,
+                go,
+                seat_cookies(&app.config, &next, &secret),
+            )
+                .into_response()
+        }
         _ => (StatusCode::SEE_OTHER, go).into_response(),
     }
 }

@@ -9,6 +9,7 @@
 //! bytes by every recipient.
 
 mod chat;
+mod mine;
 mod name;
 mod state;
 
@@ -16,6 +17,7 @@ pub use crate::catalog::{Geometry, GeometryPoint};
 use crate::rules::Color;
 pub use chat::{CHAT_MAX_CHARS, ChatCounts, ChatLine, ChatRoom, Hearing, room_of};
 use compact_str::CompactString;
+pub use mine::{MyGame, MyGames};
 pub use name::{NAME_MAX_CHARS, NameError, PlayerName};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -259,6 +261,10 @@ pub struct ComputerView {
     /// Milliseconds it thought about its last turn; none before its first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_ms: Option<u64>,
+    /// While its perfect play for this board (the solved table) is being prepared: about how
+    /// many seconds are left. It plays from its search until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preparing_s: Option<u64>,
 }
 
 /// The engine's judgement of a game, turn by turn: a stored game's once it is over
@@ -355,6 +361,9 @@ pub enum ErrorCode {
     BadText,
     /// A player's name that is not one (too long, empty, or holding characters a name may not).
     BadName,
+    /// The seat was moved to another device (a hand-off): the connection that held it is
+    /// closed with 4410, and its secret no longer works.
+    SeatMoved,
 }
 
 impl ErrorCode {

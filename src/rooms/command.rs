@@ -63,6 +63,13 @@ pub(super) enum Command {
         name: Option<crate::protocol::PlayerName>,
         reply: Reply<SeatGrant>,
     },
+    /// Move the seat whose secret hashes to `hash` to `browser`: a new secret (answered) for
+    /// it, the old one's connections closed.
+    MoveSeat {
+        hash: String,
+        browser: String,
+        reply: Reply<SeatGrant>,
+    },
     /// The state now.
     State { reply: Reply<GameState> },
     /// The game record.
@@ -115,6 +122,7 @@ impl Command {
             Command::Act { answer, .. } => answer.refuse(e, None),
             Command::Authenticate { reply, .. } => drop(reply.send(Err(e))),
             Command::Join { reply, .. } => drop(reply.send(Err(e))),
+            Command::MoveSeat { reply, .. } => drop(reply.send(Err(e))),
             Command::State { reply } => drop(reply.send(Err(e))),
             Command::Record { reply } => drop(reply.send(Err(e))),
             Command::Game { reply } => drop(reply.send(Err(e))),

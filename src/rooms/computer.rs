@@ -105,6 +105,24 @@ pub(super) struct Computer {
     folder: Option<PathBuf>,
     /// By file name: the table, or `None` while it loads (or after it failed to).
     tables: Mutex<HashMap<String, Option<Arc<Table>>>>,
+    /// By file name: the tables being solved for play (none was on a disk), with when each
+    /// was asked for and about how long solving it takes ([`solve_estimate`]).
+    preparing: Mutex<HashMap<String, (Instant, Duration)>>,
+}
+
+/// How long solving Six Men's Morris's table took on a 2-core machine (measured); another
+/// board's is estimated in proportion to its positions.
+const SIX_MENS_SOLVE: Duration = Duration::from_secs(93);
+
+/// About how long solving `variant`'s table takes: [`SIX_MENS_SOLVE`] scaled by positions.
+fn solve_estimate(rooms: &Rooms, variant: &Variant) -> Duration {
+    let reference = rooms
+        .catalog()
+        .configure("six-mens-morris", &Default::default())
+        .map(|six| engine::solve::positions(&six))
+        .unwrap_or(1)
+        .max(1);
+    SIX_MENS_SOLVE.mul_f64(engine::solve::positions(variant) as f64 / reference as f64)
 }
 
 /// What a table is wanted for: a game against the computer may have one built; an analysis
@@ -177,6 +195,7 @@ impl Computer {
             builds: OneAtATime::new("merels-solve"),
             folder: config.tables.clone(),
             tables: Mutex::new(HashMap::new()),
+            preparing: Mutex::new(HashMap::new()),
         }
     }
 
@@ -206,6 +225,11 @@ impl Computer {
             return None;
         }
         tables.insert(name.clone(), None);
+        if build && !on_disk() {
+            let estimate = solve_estimate(rooms, variant);
+            let mut preparing = self.preparing.lock().unwrap_or_else(|e| e.into_inner());
+            preparing.insert(name.clone(), (Instant::now(), estimate));
+        }
         let metrics = Arc::clone(rooms.metrics());
         metrics.table_builds_waiting.inc();
         let folder = self.folder.clone();
@@ -223,6 +247,7 @@ impl Computer {
                 load_or_solve(folder, &variant, build, &metrics)
             };
             let mut tables = computer.tables.lock().unwrap_or_else(|e| e.into_inner());
+            (computer.preparing.lock().unwrap_or_else(|e| e.into_inner())).remove(&name);
             match made {
                 Ok(table) => {
                     tracing::info!(table = %name, "solved table ready");
@@ -238,6 +263,14 @@ impl Computer {
             }
         });
         None
+    }
+
+    /// While `variant`'s table is being solved for play: about how many seconds are left (at
+    /// least 1; the estimate may run out before the solve does).
+    pub fn preparing(&self, variant: &Variant) -> Option<u64> {
+        let preparing = self.preparing.lock().unwrap_or_else(|e| e.into_inner());
+        let (since, estimate) = preparing.get(&Table::file_name(variant))?;
+        Some(estimate.saturating_sub(since.elapsed()).as_secs().max(1))
     }
 
     /// Thinks about `job` off the room's task and sends the turn to room `id` as a
@@ -444,6 +477,21 @@ impl Room {
     /// Starts the computer thinking when it is to move in a game in play (and it is not thinking
     /// about this moment already); stops a search of a moment the game has left.
     pub(super) fn think(&mut self, rooms: &Rooms) {
+        self.think_or_not(rooms);
+        // Whether the computer's perfect play is still being prepared: everyone is told as it
+        // begins and as it ends (the room wakes for the computer's turns, and any command).
+        if self.table.against_computer() && self.table.status == Status::Playing {
+            let preparing = rooms.inner.computer.preparing(self.table.game.variant());
+            if preparing.is_some() != self.preparing_s.is_some() {
+                self.preparing_s = preparing;
+                self.broadcast(false);
+            }
+            self.preparing_s = preparing;
+        }
+    }
+
+    /// Starts the computer thinking if it is to move and is not thinking about this version.
+    fn think_or_not(&mut self, rooms: &Rooms) {
         let to_move = self.table.game.to_move();
         let level = (self.table.status == Status::Playing)
             .then(|| self.table.computer(to_move))

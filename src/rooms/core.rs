@@ -83,6 +83,13 @@ pub(super) enum Ask {
     Name { seat: Color, name: PlayerName },
     /// The creator calls off the game while it waits for an opponent.
     Cancel { seat: Color },
+    /// Move `seat` to another browser (a hand-off that moves it): its secret becomes the one
+    /// whose hash is `to_hash`, and `browser` holds it.
+    MoveSeat {
+        seat: Color,
+        to_hash: String,
+        browser: String,
+    },
     /// Close an unfinished game as abandoned (the stale-game sweep).
     Abandon,
     /// End the game if its deadline has passed.
@@ -136,6 +143,11 @@ pub(super) enum Change {
         clock: Option<Clock>,
     },
     Rematch(Fresh),
+    /// A seat's secret replaced (a hand-off that moves it).
+    Moved {
+        color: Color,
+        hash: String,
+    },
 }
 
 /// A clock as the store keeps it.
@@ -176,6 +188,11 @@ impl Table {
             Ask::Join { hash, name } => self.join(hash, name, now).map(Some),
             Ask::Name { seat, name } => Ok(self.name(seat, name)),
             Ask::Cancel { seat } => self.cancel(seat, now).map(Some),
+            Ask::MoveSeat {
+                seat,
+                to_hash,
+                browser,
+            } => self.move_seat(seat, to_hash, browser, now).map(Some),
             Ask::Abandon => Ok(self.abandon(now)),
             Ask::Expire => Ok(self.expire(now)),
         }
@@ -230,6 +247,7 @@ impl Table {
                 self.rematch_offer = None;
                 self.rematch = Some(fresh.id);
             }
+            Change::Moved { color, hash } => self.seats[color.index()] = Some(hash),
         }
         Ok(())
     }
@@ -416,6 +434,41 @@ impl Table {
                 epoch: self.epoch,
             },
             change: Change::Name { color: seat, name },
+            lost: RoomError::Conflict,
+        })
+    }
+
+    /// Replaces `seat`'s secret: the old one stops working. The computer's seat is no one's
+    /// to move.
+    fn move_seat(
+        &self,
+        seat: Color,
+        to_hash: String,
+        browser: String,
+        now: i64,
+    ) -> Result<Plan, RoomError> {
+        let Some(from_hash) = self.seats[seat.index()].clone() else {
+            return Err(RoomError::NotSeated);
+        };
+        if self.computer(seat).is_some() {
+            return Err(RoomError::NotSeated);
+        }
+        let op = WriteOp::MoveSeat {
+            id: self.id.clone(),
+            seen: self.seen(),
+            seat: seat_column(seat),
+            from_hash,
+            to_hash: to_hash.clone(),
+            browser,
+            at: now,
+            epoch: self.epoch,
+        };
+        Ok(Plan {
+            op,
+            change: Change::Moved {
+                color: seat,
+                hash: to_hash,
+            },
             lost: RoomError::Conflict,
         })
     }

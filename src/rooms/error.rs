@@ -73,6 +73,10 @@ pub enum RoomError {
     /// An address said too much in the chats of late, over all its sockets and games.
     #[error("too much chat from your address of late: wait a moment")]
     ChatFlood,
+    /// The seat this connection held was moved to another device (a hand-off): its secret no
+    /// longer works here.
+    #[error("your seat moved to another device; you can watch here")]
+    SeatMoved,
     /// The server is shutting down.
     #[error("the server is restarting; reconnect shortly")]
     Unavailable,
@@ -111,6 +115,7 @@ impl RoomError {
             | RoomError::AnalysesBusy => ErrorCode::RateLimited,
             RoomError::ChatTooLong(_) => ErrorCode::TooLarge,
             RoomError::Unavailable => ErrorCode::Unavailable,
+            RoomError::SeatMoved => ErrorCode::SeatMoved,
         }
     }
 }

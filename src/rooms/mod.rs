@@ -34,6 +34,7 @@ mod error;
 mod handoff;
 pub mod lease;
 mod load;
+mod mine;
 mod offers;
 pub mod outbox;
 pub mod secrets;

@@ -35,6 +35,9 @@ pub(super) struct Room {
     pub thinking: Option<(u64, Arc<AtomicBool>)>,
     /// How long the computer thought about its last turn.
     pub thought_ms: Option<u64>,
+    /// While the computer's solved table for this board is being built: about how many
+    /// seconds are left ([`super::computer`]).
+    pub preparing_s: Option<u64>,
     /// Another instance has taken the game: the room ends.
     pub fenced: bool,
     /// While an open challenge's creator is here: when its listing was last renewed.
@@ -215,6 +218,7 @@ impl Room {
             retry_at: 0,
             thinking: None,
             thought_ms: None,
+            preparing_s: None,
             fenced: false,
             listed_at: None,
         }
@@ -323,6 +327,13 @@ impl Room {
             }
             Command::Join { name, reply } => {
                 let _ = reply.send(self.join(rooms, name).await);
+            }
+            Command::MoveSeat {
+                hash,
+                browser,
+                reply,
+            } => {
+                let _ = reply.send(self.move_seat(rooms, &hash, browser).await);
             }
             Command::State { reply } => {
                 let _ = reply.send(Ok(self.state()));
@@ -507,6 +518,36 @@ impl Room {
         Ok(SeatGrant {
             id: self.table.id.clone(),
             color,
+            secret,
+        })
+    }
+
+    /// Moves the seat whose secret hashes to `hash` to `browser` with a new secret: once it is
+    /// stored, the connections that held the seat by the old secret are closed, told why.
+    async fn move_seat(
+        &mut self,
+        rooms: &Rooms,
+        hash: &str,
+        browser: String,
+    ) -> Result<SeatGrant, RoomError> {
+        let seat = self.table.seat_of_hash(hash).ok_or(RoomError::NotSeated)?;
+        let secret = secrets::new_secret();
+        let ask = Ask::MoveSeat {
+            seat,
+            to_hash: secrets::hash(&secret),
+            browser,
+        };
+        let plan = self.table.decide(ask, room_ms())?;
+        self.execute(rooms, plan).await?;
+        for conn in self.conns.values().filter(|c| c.seat == Some(seat)) {
+            conn.outbox.close(
+                ErrorCode::SeatMoved,
+                RoomError::SeatMoved.to_string().as_str(),
+            );
+        }
+        Ok(SeatGrant {
+            id: self.table.id.clone(),
+            color: seat,
             secret,
         })
     }

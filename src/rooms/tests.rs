@@ -542,3 +542,43 @@ fn an_open_challenge_nobody_takes_expires() {
     table.open_until = None;
     assert_eq!(table.deadline(), None);
 }
+
+#[test]
+fn moving_a_seat_replaces_its_secret_once_stored_and_never_the_computers() {
+    let mut t = table(TimeControl::Untimed);
+    let move_white = |to: &str| Ask::MoveSeat {
+        seat: Color::White,
+        to_hash: secrets::hash(to),
+        browser: "browser".into(),
+    };
+    let plan = t.decide(move_white("w2"), T0).unwrap().unwrap();
+    match &plan.op {
+        WriteOp::MoveSeat {
+            from_hash, to_hash, ..
+        } => assert_eq!(
+            (from_hash, to_hash),
+            (&secrets::hash("w"), &secrets::hash("w2"))
+        ),
+        op => panic!("{op:?}"),
+    }
+    assert_eq!(
+        t.seat_of_secret("w"),
+        Some(Color::White),
+        "nothing changes before it is stored"
+    );
+    t.apply(plan.change).unwrap();
+    assert_eq!(t.seat_of_secret("w"), None, "the old secret stops working");
+    assert_eq!(t.seat_of_secret("w2"), Some(Color::White));
+    assert_eq!(t.seat_of_secret("b"), Some(Color::Black));
+    // No empty seat, nor the computer's, is anyone's to move.
+    t.seats[0] = None;
+    assert!(matches!(
+        t.decide(move_white("x"), T0),
+        Err(RoomError::NotSeated)
+    ));
+    t.seats[0] = Some(super::computer::seat_marker(crate::engine::Level::MAX));
+    assert!(matches!(
+        t.decide(move_white("x"), T0),
+        Err(RoomError::NotSeated)
+    ));
+}

@@ -19,6 +19,7 @@ impl Room {
                 level: level.number(),
                 name: level.name().into(),
                 thought_ms: self.thought_ms,
+                preparing_s: self.preparing_s,
             });
             SeatView {
                 taken: self.table.seats[c.index()].is_some(),

@@ -19,6 +19,9 @@ pub struct HandoffRow {
     pub sealed: String,
     /// When it stops working (ms).
     pub expires_at: i64,
+    /// The seat stays where it is too (the other device gets the same seat); else it moves,
+    /// and the device that asked for the code loses it.
+    pub keeps: bool,
 }
 
 impl Store {
@@ -30,7 +33,7 @@ impl Store {
     ) -> Result<Option<HandoffRow>, StoreError> {
         on_pool!(&self.backend, pool => {
             let row = sqlx::query(
-                "SELECT code_hash, game_id, sealed, expires_at FROM handoff_codes \
+                "SELECT code_hash, game_id, sealed, expires_at, keeps FROM handoff_codes \
                  WHERE code_hash = $1 AND expires_at > $2",
             )
             .bind(code_hash)
@@ -43,6 +46,7 @@ impl Store {
                     game_id: r.try_get("game_id")?,
                     sealed: r.try_get("sealed")?,
                     expires_at: r.try_get("expires_at")?,
+                    keeps: r.try_get("keeps")?,
                 })
             })
             .transpose()

@@ -53,12 +53,14 @@ pub(crate) use on_pool;
 // After the macro: it is textually scoped.
 mod chat;
 mod handoff;
+mod holders;
 mod lists;
 pub mod owners;
 mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
+pub use holders::HeldSeat;
 pub use lists::{CHALLENGES_PER_ADDRESS, Challenge, LiveGame};
 use records::{GameRecord, TurnRecord};
 
@@ -300,6 +302,16 @@ pub enum SeatColumn {
     Black,
 }
 
+impl SeatColumn {
+    /// The seat's name as `seat_holders` keeps it: its colour's ([`crate::rules::Color::name`]).
+    pub fn name(self) -> &'static str {
+        match self {
+            SeatColumn::White => crate::rules::Color::White.name(),
+            SeatColumn::Black => crate::rules::Color::Black.name(),
+        }
+    }
+}
+
 /// The offers a game stores while they stand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OfferKind {
@@ -455,6 +467,29 @@ pub enum WriteOp {
         code_hash: String,
         /// Now (ms).
         now: i64,
+    },
+    /// Moves a seat to another browser (a hand-off that moves it): its secret is replaced, and
+    /// the browsers that held it make way for the new one; false unless the seat still has the
+    /// old secret.
+    MoveSeat {
+        /// The game.
+        id: String,
+        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
+        /// is refused unless the game is still at it.
+        seen: i64,
+        /// The seat.
+        seat: SeatColumn,
+        /// Hash of the secret it has now.
+        from_hash: String,
+        /// Hash of its new secret.
+        to_hash: String,
+        /// The browser that holds it now ([`holders`]).
+        browser: String,
+        /// When.
+        at: i64,
+        /// The epoch of the room that decided it: the write is refused unless its game is still
+        /// at that epoch (no other owner took the game since).
+        epoch: i64,
     },
     /// Starts the rematch of a finished game: stores the new game and links the old one to it;
     /// false if the old game already has a rematch.

@@ -424,8 +424,8 @@ async fn try_batch(
                             .execute(&mut *tx)
                             .await?;
                         sqlx::query(
-                            "INSERT INTO handoff_codes (code_hash, game_id, sealed, expires_at) \
-                             SELECT $1, $2, $3, $4 WHERE (SELECT COUNT(*) FROM handoff_codes \
+                            "INSERT INTO handoff_codes (code_hash, game_id, sealed, expires_at, keeps) \
+                             SELECT $1, $2, $3, $4, $6 WHERE (SELECT COUNT(*) FROM handoff_codes \
                              WHERE game_id = $2) < $5 ON CONFLICT DO NOTHING",
                         )
                         .bind(&code.code_hash)
@@ -433,10 +433,57 @@ async fn try_batch(
                         .bind(&code.sealed)
                         .bind(code.expires_at)
                         .bind(HANDOFF_CODES_PER_GAME)
+                        .bind(code.keeps)
                         .execute(&mut *tx)
                         .await?
                         .rows_affected()
                             == 1
+                    }
+                    WriteOp::MoveSeat { id, seen, seat, from_hash, to_hash, browser, at, epoch } => {
+                        let sql = match seat {
+                            SeatColumn::White => {
+                                "UPDATE games SET white_secret_hash = $1, updated_at = $2, \
+                                 version = version + 1 WHERE id = $3 AND white_secret_hash = $4 \
+                                 AND epoch = $6 \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $5"
+                            }
+                            SeatColumn::Black => {
+                                "UPDATE games SET black_secret_hash = $1, updated_at = $2, \
+                                 version = version + 1 WHERE id = $3 AND black_secret_hash = $4 \
+                                 AND epoch = $6 \
+                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $5"
+                            }
+                        };
+                        (*tx).lock_game(id).await?;
+                        let moved = sqlx::query(sql)
+                            .bind(to_hash)
+                            .bind(at)
+                            .bind(id)
+                            .bind(from_hash)
+                            .bind(seen)
+                            .bind(epoch)
+                            .execute(&mut *tx)
+                            .await?
+                            .rows_affected()
+                            == 1;
+                        if moved {
+                            sqlx::query("DELETE FROM seat_holders WHERE game_id = $1 AND seat = $2")
+                                .bind(id)
+                                .bind(seat.name())
+                                .execute(&mut *tx)
+                                .await?;
+                            sqlx::query(
+                                "INSERT INTO seat_holders (browser, game_id, seat, since) \
+                                 VALUES ($1, $2, $3, $4)",
+                            )
+                            .bind(browser)
+                            .bind(id)
+                            .bind(seat.name())
+                            .bind(at)
+                            .execute(&mut *tx)
+                            .await?;
+                        }
+                        moved
                     }
                     WriteOp::TakeHandoff { code_hash, now } => {
                         sqlx::query(

@@ -229,17 +229,25 @@ impl Http {
     }
 
     /// The game record, as `/g/{id}/record` serves it.
-    /// A one-time "continue on another device" link for a seat: its URL and its code.
+    /// A one-time "continue on another device" link for a seat that keeps it here too (so the
+    /// test's secret still acts): its URL and its code.
     pub async fn handoff(&self, seat: &Seat) -> (String, String) {
+        self.handoff_with(seat, true).await
+    }
+
+    /// A one-time link for a seat that moves it (`keep: false`: the seat's secret stops working
+    /// once the link is used) or opens it there too (`keep: true`): its URL and its code.
+    pub async fn handoff_with(&self, seat: &Seat, keep: bool) -> (String, String) {
         let (status, body) = self
             .request(
                 "POST",
                 &format!("/api/games/{}/handoff", seat.id),
                 Some(&seat.secret),
-                None,
+                Some(json!({ "keep": keep })),
             )
             .await;
         assert_eq!(status, 200, "{body}");
+        assert_eq!(body["keep"], keep, "{body}");
         (
             body["url"].as_str().unwrap().to_string(),
             body["code"].as_str().unwrap().to_string(),

@@ -21,6 +21,7 @@ mod durability;
 mod image;
 mod instances;
 mod limits;
+mod mine;
 mod monitoring;
 mod names;
 mod pages;

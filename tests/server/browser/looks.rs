@@ -111,6 +111,7 @@ async fn a_phone_shows_the_invite_first_and_the_seat_as_a_qr_code() {
     )
     .unwrap();
     press_when_shown(&phone, "#handoff summary").await;
+    press_when_shown(&phone, "#handoff-keep").await;
     let deadline = Instant::now() + WAIT;
     loop {
         let drawn = phone

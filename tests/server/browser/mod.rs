@@ -394,6 +394,7 @@ mod home;
 mod input;
 mod instances;
 mod looks;
+mod mine;
 mod names;
 mod offers;
 mod play;

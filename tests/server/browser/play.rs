@@ -244,6 +244,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
     wait_text(&other, "#handoff-stale", "used already").await;
     // The page makes links of its own: each a new one-time code, drawn as a QR code too.
     press(&page, "#handoff summary").await;
+    press(&page, "#handoff-move").await;
     let deadline = Instant::now() + WAIT;
     let made = loop {
         let value = page
@@ -264,6 +265,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
     let third = driver.browser("third", 800, 700).await;
     third.goto(&made).await.unwrap();
     wait_text(&third, "#you", "You play white.").await;
+    wait_text(&page, "#seat-moved", "Your seat moved to another device").await;
     third.close().await.unwrap();
     page.close().await.unwrap();
     other.close().await.unwrap();
