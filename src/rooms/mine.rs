@@ -14,7 +14,7 @@ pub const MY_OPEN_GAMES: i64 = 50;
 pub const MY_FINISHED_GAMES: i64 = 10;
 
 impl Rooms {
-    /// Records that `browser` (a [`crate::http::browser::BrowserId`]'s hash) holds `color` in
+    /// Records that `browser` (the hash the browser id is kept as) holds `color` in
     /// game `id`.
     pub async fn hold_seat(&self, browser: &str, id: &str, color: Color) -> Result<(), RoomError> {
         Ok(self
