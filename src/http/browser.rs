@@ -114,9 +114,11 @@ pub async fn give_cookie(
 const MAX_AGE: u32 = 2 * 365 * 24 * 3600;
 
 /// Whether a path is one a browser's identity matters to: pages and the API, not the static
-/// files, pictures, probes and metrics (which caches and monitors fetch without cookies).
+/// files, pictures, probes and metrics (which caches and monitors fetch without cookies), nor
+/// the embed, which other sites frame and which never marks its viewers.
 fn wants_cookie(path: &str) -> bool {
     !(path.starts_with("/static/")
+        || path.starts_with("/embed/")
         || path.ends_with(".png")
         || path.ends_with(".gif")
         || path == "/favicon.ico"
@@ -163,5 +165,6 @@ mod tests {
         assert!(!wants_cookie("/static/app.css"));
         assert!(!wants_cookie("/g/abc/image.png"));
         assert!(!wants_cookie("/healthz"));
+        assert!(!wants_cookie("/embed/abc"));
     }
 }

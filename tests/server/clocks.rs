@@ -284,13 +284,19 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
         (Status::Finished, Some(Termination::Aborted))
     );
 
-    // Untimed games wait for ever.
+    // Untimed games wait for ever while both players are there. (A player who never came,
+    // or left before their first turn, is waited for only as long as the absence wait.)
     tokio::time::resume();
     let table = Table::new("untimed", RoomsConfig::default()).await;
+    let _white = table.watch(Some(Color::White)).await;
+    let _black = table.watch(Some(Color::Black)).await;
     pause();
     advance(Duration::from_secs(86_400)).await;
     let state = table.state().await;
-    assert_eq!((state.now.status, state.now.clock), (Status::Playing, None));
+    assert_eq!(
+        (state.now.status, state.now.clock, state.now.termination),
+        (Status::Playing, None, None)
+    );
 }
 
 #[tokio::test(flavor = "current_thread")]

@@ -217,7 +217,8 @@ async fn a_game_names_its_rules_and_links_them() {
     let home = check_page(&server, "/").await;
     assert!(
         home.contains(&format!(
-            "Three Men&#39;s Morris ({words})</a>, 1 turn so far"
+            "Three Men&#39;s Morris ({words})</a>: <bdi class=\"player-name\">White</bdi> – \
+             <bdi class=\"player-name\">Black</bdi>, 1 turn so far"
         )),
         "{home}"
     );

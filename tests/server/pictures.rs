@@ -223,7 +223,13 @@ async fn as_a_bot(server: &TestServer, id: &str) -> String {
         .await
         .unwrap();
     assert_eq!(page.status().as_u16(), 200);
-    assert!(page.headers().get("set-cookie").is_none());
+    assert!(
+        page.headers()
+            .get_all("set-cookie")
+            .iter()
+            .all(|c| c.to_str().unwrap().starts_with("merels_browser=")),
+        "a preview takes no seat"
+    );
     let html = page.text().await.unwrap();
     let image = meta(&html, "og:image");
     assert_eq!(meta(&html, "twitter:image"), image);

@@ -775,6 +775,9 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
         address: "b.internal:8081".into(),
         direct: None,
     };
+    // Each alive (with PostgreSQL, a connection of its own), then registered.
+    let life_a = a.sign_of_life("A").await.unwrap();
+    let _life_b = b.sign_of_life("B").await.unwrap();
     a.register(&instance_a, at, at + lease).await.unwrap();
     b.register(&instance_b, at, at + lease).await.unwrap();
     assert_eq!(epoch(a.claim("o1", "A", at).await.unwrap()), Some(2));
@@ -858,13 +861,25 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
         (4, None),
         "given up, not dead"
     );
+    // A dies (its sign of life gone) with its lease holding: its games go at once, as from a
+    // lapsed lease.
+    life_a.end().await;
+    assert_eq!(b.owner_of("o1", later).await.unwrap(), None, "A is dead");
+    let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
+    assert_eq!(
+        (taken.epoch, taken.unserved_since),
+        (5, Some(later)),
+        "taken from the dead, served by nobody since A's last renewal"
+    );
+    b.release("o1", "B", 5).await.unwrap();
+    assert_eq!(epoch(a.claim("o1", "A", later).await.unwrap()), Some(6));
     // A stops for good: its games are anyone's.
     a.deregister("A").await.unwrap();
     assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
     let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
     assert_eq!(
         (taken.epoch, taken.unserved_since),
-        (5, None),
+        (7, None),
         "given up, not dead"
     );
 }

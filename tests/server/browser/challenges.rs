@@ -23,14 +23,7 @@ async fn a_dead_challenge_is_unlisted_and_its_taker_is_released() {
 
     let driver = Driver::start().await;
     let creator = driver.browser("creator", 1000, 800).await;
-    creator.goto(&server.base).await.unwrap();
-    for css in [
-        "#v-six-mens-morris input[name=\"open\"]",
-        "#v-six-mens-morris input[value=\"white\"]",
-        "#v-six-mens-morris button[value=\"friend\"]",
-    ] {
-        press(&creator, css).await;
-    }
+    start_from_home(&creator, &server, "six-mens-morris", &[], "white", "open").await;
     wait_text(&creator, "#you", "You play white.").await;
     let id = creator
         .current_url()
