@@ -861,25 +861,32 @@ async fn owners_fence_each_other(a: &Store, b: &Store) {
         (4, None),
         "given up, not dead"
     );
-    // A dies (its sign of life gone) with its lease holding: its games go at once, as from a
-    // lapsed lease.
-    life_a.end().await;
-    assert_eq!(b.owner_of("o1", later).await.unwrap(), None, "A is dead");
-    let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
-    assert_eq!(
-        (taken.epoch, taken.unserved_since),
-        (5, Some(later)),
-        "taken from the dead, served by nobody since A's last renewal"
-    );
-    b.release("o1", "B", 5).await.unwrap();
-    assert_eq!(epoch(a.claim("o1", "A", later).await.unwrap()), Some(6));
+    // With PostgreSQL, A dies (its sign of life gone) with its lease holding: its games go at
+    // once, as from a lapsed lease. (SQLite has one instance, and no sign of life to lose.)
+    let mut given = 4;
+    if a.backend_name() == "postgres" {
+        life_a.end().await;
+        assert_eq!(b.owner_of("o1", later).await.unwrap(), None, "A is dead");
+        let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
+        assert_eq!(
+            (taken.epoch, taken.unserved_since),
+            (5, Some(later)),
+            "taken from the dead, served by nobody since A's last renewal"
+        );
+        b.release("o1", "B", 5).await.unwrap();
+        assert_eq!(epoch(a.claim("o1", "A", later).await.unwrap()), Some(6));
+        given = 6;
+    } else {
+        life_a.end().await;
+        assert!(b.owner_of("o1", later).await.unwrap().is_some());
+    }
     // A stops for good: its games are anyone's.
     a.deregister("A").await.unwrap();
     assert_eq!(b.owner_of("o1", later).await.unwrap(), None);
     let taken = b.claim("o1", "B", later).await.unwrap().unwrap();
     assert_eq!(
         (taken.epoch, taken.unserved_since),
-        (7, None),
+        (given + 1, None),
         "given up, not dead"
     );
 }
