@@ -16,7 +16,7 @@ function left(ms) {
 }
 
 function words(game) {
-  const name = game.variant.replace(/-/g, ' ');
+  const name = game.title;
   const against = game.against_computer ? ' against the computer' : '';
   const you = `you play ${game.seat}`;
   if (game.status === 'waiting') return `${name}${against}, ${you}: waiting for someone to take the other seat`;

@@ -22,6 +22,8 @@ pub struct MyGame {
     pub id: String,
     /// The variant's slug.
     pub variant: String,
+    /// The variant's name, as its pages give it ("Six Men's Morris").
+    pub title: String,
     /// The seat this browser holds.
     pub seat: Color,
     /// Where the game stands.

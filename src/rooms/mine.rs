@@ -45,9 +45,15 @@ impl Rooms {
             };
             let on = table.status == Status::Playing;
             let to_move = on.then(|| table.game.to_move());
+            let slug = table.game.variant().slug();
+            let title = self
+                .catalog()
+                .get(slug)
+                .map_or_else(|_| slug.to_string(), |v| v.title.clone());
             games.push(MyGame {
                 id: seat.game_id,
-                variant: table.game.variant().slug().to_string(),
+                variant: slug.to_string(),
+                title,
                 seat: color,
                 status: table.status,
                 to_move,

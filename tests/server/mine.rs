@@ -77,6 +77,7 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
         "{body}"
     );
     assert_eq!(body["games"][0]["variant"], "six-mens-morris");
+    assert_eq!(body["games"][0]["title"], "Six Men's Morris");
 
     // A link that moves the seat: C holds it, with a new secret; A's stops working, and A's
     // list no longer has the game.
