@@ -60,15 +60,7 @@ pub async fn hold_seat(app: &AppState, browser: &BrowserId, id: &str, color: cra
 
 /// The value of the request's `merels_browser` cookie, if it has a well-formed one.
 fn cookie_value(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == BROWSER_COOKIE)
-        .map(|(_, v)| v)
-        .filter(|v| secrets::is_browser_cookie(v))
+    super::cookie(headers, BROWSER_COOKIE).filter(|v| secrets::is_browser_cookie(v))
 }
 
 /// Middleware: a request without a browser cookie gets one. The new cookie is added to the
@@ -94,16 +86,9 @@ pub async fn give_cookie(
         headers.insert(COOKIE, value);
     }
     let mut response = next.run(request).await;
-    let secure = if app.config.https() { "; Secure" } else { "" };
-    let domain = app
-        .config
-        .cookie_domain
-        .as_deref()
-        .map(|d| format!("; Domain={d}"))
-        .unwrap_or_default();
-    let cookie = format!(
-        "{BROWSER_COOKIE}={raw}; Path=/; HttpOnly; SameSite=Lax; Max-Age={MAX_AGE}{secure}{domain}"
-    );
+    let site = super::cookie_site(&app.config);
+    let cookie =
+        format!("{BROWSER_COOKIE}={raw}; Path=/; HttpOnly; SameSite=Lax; Max-Age={MAX_AGE}{site}");
     if let Ok(value) = HeaderValue::from_str(&cookie) {
         response.headers_mut().append(SET_COOKIE, value);
     }

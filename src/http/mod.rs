@@ -237,23 +237,42 @@ pub fn seat_cookies(
     id: &str,
     secret: &str,
 ) -> AppendHeaders<[(HeaderName, String); 2]> {
-    let secure = if config.https() { "; Secure" } else { "" };
-    let domain = config
-        .cookie_domain
-        .as_deref()
-        .map(|d| format!("; Domain={d}"))
-        .unwrap_or_default();
+    let site = cookie_site(config);
     let name = seat_cookie_name(id);
     AppendHeaders(
         [format!("/g/{id}"), format!("/api/games/{id}")].map(|path| {
             (
                 header::SET_COOKIE,
                 format!(
-                    "{name}={secret}; Path={path}; HttpOnly; SameSite=Lax; Max-Age=31536000{secure}{domain}"
+                    "{name}={secret}; Path={path}; HttpOnly; SameSite=Lax; Max-Age=31536000{site}"
                 ),
             )
         }),
     )
+}
+
+/// The attributes every cookie of the site ends with: `Secure` when it is served over HTTPS,
+/// and the configured `Domain`, if any.
+pub(super) fn cookie_site(config: &Config) -> String {
+    let secure = if config.https() { "; Secure" } else { "" };
+    let domain = config
+        .cookie_domain
+        .as_deref()
+        .map(|d| format!("; Domain={d}"))
+        .unwrap_or_default();
+    format!("{secure}{domain}")
+}
+
+/// The value of the request's cookie `name`, if it sends one.
+pub(super) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
 }
 
 /// The Content-Security-Policy of every answer: the client's own scripts, styles and sockets
@@ -349,15 +368,7 @@ pub fn presented_secret(headers: &HeaderMap, id: &str) -> Option<String> {
     if let Some(token) = bearer(headers) {
         return Some(token.trim().to_string());
     }
-    let name = seat_cookie_name(id);
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.to_string())
+    cookie(headers, &seat_cookie_name(id)).map(str::to_string)
 }
 
 /// The base of share links: the configured public URL, or the request's own host.
