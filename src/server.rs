@@ -42,30 +42,12 @@ pub async fn run(
     let metrics = Arc::new(Metrics::new());
     let mut store = Store::open(&config.database_url, metrics.clone()).await?;
     store.started(room_ms()).await?;
-    // Several instances share a PostgreSQL database; each serves the others on an internal
-    // address of its own. With SQLite there is one instance, and no internal address.
-    let internal = match store.backend_name() {
-        "postgres" => Some(TcpListener::bind(config.internal_bind).await?),
-        _ => None,
-    };
-    let peer_address = match &internal {
-        Some(listener) => advertised(&config, listener.local_addr()?),
-        None => String::new(),
-    };
-    // The secret the instances show each other on the internal address, and the key that
-    // seals what they send over the bus.
-    let secret = match &internal {
-        Some(_) => Some(
-            store
-                .peer_secret(&crate::rooms::secrets::new_secret())
-                .await?,
-        ),
-        None => None,
-    };
-    let peers = match &secret {
-        Some(secret) => Some(Peers::new(secret).map_err(|e| std::io::Error::other(e.to_string()))?),
-        None => None,
-    };
+    let Peering {
+        internal,
+        peer_address,
+        secret,
+        peers,
+    } = peering(&config, &store).await?;
     let stop = CancellationToken::new();
     let rooms = Rooms::new(
         store,
@@ -178,6 +160,45 @@ pub async fn run(
     give_up(&rooms).await;
     life.end().await;
     Ok(())
+}
+
+/// What an instance needs to work beside others on one PostgreSQL database; all empty with
+/// SQLite, which serves one instance.
+struct Peering {
+    /// The internal address, where this instance serves its peers.
+    internal: Option<TcpListener>,
+    /// That address as the peers reach it (empty without one).
+    peer_address: String,
+    /// The secret the instances show each other there, and the key that seals what they send
+    /// over the bus.
+    secret: Option<String>,
+    /// The client that forwards requests to the peers, under that secret.
+    peers: Option<Peers>,
+}
+
+/// Binds the internal address and reads (or makes) the instances' shared secret, with
+/// PostgreSQL; nothing with SQLite.
+async fn peering(config: &Config, store: &Store) -> Result<Peering, ServerError> {
+    if store.backend_name() != "postgres" {
+        return Ok(Peering {
+            internal: None,
+            peer_address: String::new(),
+            secret: None,
+            peers: None,
+        });
+    }
+    let internal = TcpListener::bind(config.internal_bind).await?;
+    let peer_address = advertised(config, internal.local_addr()?);
+    let secret = store
+        .peer_secret(&crate::rooms::secrets::new_secret())
+        .await?;
+    let peers = Peers::new(&secret).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(Peering {
+        internal: Some(internal),
+        peer_address,
+        secret: Some(secret),
+        peers: Some(peers),
+    })
 }
 
 /// The rooms' settings from the configuration. `has_peers`: whether this instance serves
