@@ -335,12 +335,13 @@ async fn renew_lease(
         }
         let Some(peers) = &peers else { continue };
         watching = false;
+        let asked = tokio::time::Instant::now();
         match rooms.store().live_instances(wall_ms()).await {
             Ok(live) => {
                 let owners: Vec<_> = live.iter().map(|l| l.owner.clone()).collect();
                 peers.cut_all_but(&owners);
                 if let Some(relay) = &relay {
-                    relay.keep_only(&owners);
+                    relay.keep_only(&owners, asked);
                 }
                 if let Some(at) = next_lapse(&live, &rooms.lease().me.instance) {
                     let wait = Duration::from_millis((at - wall_ms()).max(0) as u64) + LAPSE_MARGIN;

@@ -4,14 +4,21 @@
 //! The store is what keeps two owners of a game apart (every write carries the owner's epoch,
 //! see [`crate::store::owners`]); the lease is how the others know when they may take this
 //! instance's games. An instance that finds its own lease lapsed (it was paused, or could not
-//! reach the database) ends every room it runs, closing their sockets so that clients reconnect
-//! to whoever owns the game now, and only then registers again.
+//! reach the database) registers again first, then ends every room it runs, closing their
+//! sockets so that clients reconnect to whoever owns the game now: by then its peers take it for
+//! alive again and serve the clients that come back through it. (Its rooms answer nobody while
+//! the lease has run out, see [`Lease::lapsed`].)
 
 use crate::store::owners::Owner;
 use crate::time::wall_ms;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+/// How many times in a row a renewal is stored again when it was stored too late to hold (the
+/// process was paused while writing it): beyond that the database is slower than the lease is
+/// long, and the next period tries again.
+pub(super) const RENEWALS: u32 = 3;
 
 /// The lease of one running instance.
 #[derive(Debug)]
@@ -23,6 +30,8 @@ pub struct Lease {
     /// How long a registration holds without renewal.
     pub length: Duration,
     held: Mutex<Held>,
+    /// Told each renewal's end (wall ms), for those waiting on one ([`Lease::renewal`]).
+    renewals: tokio::sync::watch::Sender<i64>,
 }
 
 #[derive(Debug)]
@@ -57,6 +66,7 @@ impl Lease {
                 until: 0,
                 rooms: CancellationToken::new(),
             }),
+            renewals: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -83,8 +93,8 @@ impl Lease {
         self.held().rooms.clone()
     }
 
-    /// Before renewing at `now`, and again once the renewal is stored (it may have come too
-    /// late): if the lease has lapsed, ends the rooms that ran under it.
+    /// Once a renewal is stored at `now` (it may have come too late): if the lease had lapsed
+    /// by then, ends the rooms that ran under it.
     pub(super) fn check(&self, now: i64) -> Renewal {
         let mut held = self.held();
         if held.until != 0 && now >= held.until {
@@ -100,6 +110,20 @@ impl Lease {
     pub(super) fn renewed(&self, at: i64) {
         let until = self.until(at);
         self.held().until = until;
+        self.renewals.send_replace(until);
+    }
+
+    /// Waits, at most `bound`, while a lease this instance had does not hold (it ran out while
+    /// the process was paused, and the renewal that follows is under way). Its peers take it
+    /// for dead until then, and would drop a client it sent them meanwhile. An instance that
+    /// never registered (rooms driven by a test alone) does not wait.
+    pub(super) async fn renewal(&self, bound: Duration) {
+        let mut renewals = self.renewals.subscribe();
+        let waiting = |until: &i64| *until != 0 && wall_ms() >= self.held().until;
+        if !waiting(&renewals.borrow_and_update()) {
+            return;
+        }
+        let _ = tokio::time::timeout(bound, renewals.wait_for(|u| !waiting(u))).await;
     }
 
     /// The registration's end for a renewal at `at`.

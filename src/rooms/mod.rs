@@ -226,23 +226,28 @@ impl Rooms {
     }
 
     /// Registers this instance, or renews its lease (every third of the lease, from the
-    /// server's loop). A lease found lapsed first ends every room that ran under it.
+    /// server's loop). A lease found lapsed once renewed ends every room that ran under it.
     pub async fn renew(&self) -> Result<(), crate::store::StoreError> {
         let lease = &self.inner.lease;
-        let lapsed = |at: i64| {
-            if lease.check(at) == lease::Renewal::Lapsed {
+        let store = &self.inner.store;
+        for _ in 0..lease::RENEWALS {
+            let now = wall_ms();
+            store.register(&lease.me, now, lease.until(now)).await?;
+            // A renewal stored after the lease it renews had run out came too late: another
+            // instance may have taken a game meanwhile, so the rooms end. Only now, once this
+            // instance is registered again: the clients they close come back to a live one.
+            let stored = wall_ms();
+            if lease.check(stored) == lease::Renewal::Lapsed {
                 self.inner.metrics.lease_lapses.inc();
                 tracing::warn!("this instance's lease lapsed: its games' rooms end and move on");
             }
-        };
-        let now = wall_ms();
-        lapsed(now);
-        let store = &self.inner.store;
-        store.register(&lease.me, now, lease.until(now)).await?;
-        // A renewal stored after the lease it renews had run out came too late: another
-        // instance may have taken a game meanwhile.
-        lapsed(wall_ms());
-        lease.renewed(now);
+            // The process may have been paused while the write was under way: then what it
+            // stored has run out too, and its peers take this instance for dead.
+            if stored < lease.until(now) {
+                lease.renewed(now);
+                return Ok(());
+            }
+        }
         Ok(())
     }
 
@@ -264,6 +269,9 @@ impl Rooms {
         if !secrets::is_id(id) || self.running(id).is_some_and(owned) {
             return Ok(None);
         }
+        // At most a renewal period: the renewal after a pause is due at once.
+        let lease = &self.inner.lease;
+        lease.renewal(lease.length / 3).await;
         let owner = self.inner.store.owner_of(id, wall_ms()).await?;
         Ok(owner.filter(|o| o.instance != self.inner.lease.me.instance))
     }

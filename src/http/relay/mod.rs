@@ -112,6 +112,8 @@ struct Inner {
     remotes: Mutex<HashMap<(String, u64), Remote>>,
     /// What is bound for each other instance, by its id.
     peers: Mutex<HashMap<String, Peer>>,
+    /// When each other instance was last heard from (a sealed message of its own), by its id.
+    heard: Mutex<HashMap<String, tokio::time::Instant>>,
     tasks: TaskTracker,
 }
 
@@ -195,6 +197,7 @@ impl Relay {
                 edges: Mutex::default(),
                 remotes: Mutex::default(),
                 peers: Mutex::default(),
+                heard: Mutex::default(),
                 tasks: TaskTracker::new(),
             }),
         };
@@ -275,9 +278,19 @@ impl Relay {
     /// clients had here are let go, and the sockets here whose game they ran are closed with
     /// 1012, so that those clients reconnect and reach whoever takes the game. A paused owner
     /// would otherwise keep them waiting until it woke.
-    pub fn keep_only(&self, live: &[Owner]) {
+    ///
+    /// `live` was read at `asked`: a peer heard from since is alive, though the view missed it
+    /// (it registered again after a pause, just after the view was read, and sent a client).
+    pub fn keep_only(&self, live: &[Owner], asked: tokio::time::Instant) {
         let inner = &self.inner;
-        let alive = |id: &str| id == inner.me || live.iter().any(|o| o.instance == id);
+        let heard = {
+            let mut heard = lock(&inner.heard);
+            heard.retain(|_, at| *at >= asked);
+            heard.keys().cloned().collect::<Vec<_>>()
+        };
+        let alive = |id: &str| {
+            id == inner.me || live.iter().any(|o| o.instance == id) || heard.iter().any(|h| h == id)
+        };
         for entry in lock(&inner.edges).values() {
             if !alive(&entry.owner) {
                 entry.close(
@@ -326,12 +339,24 @@ impl Relay {
     /// number is new.
     fn open(&self, subject: &str, message: Bytes, sender: &str) -> Result<Bytes, Refused> {
         let (body, seq) = self.inner.seal.open(subject, message)?;
-        let mut windows = lock(&self.inner.windows);
-        match windows.get_mut(sender) {
-            Some(window) => window.take(seq)?,
-            None => windows.entry(sender.to_string()).or_default().take(seq)?,
-        }
+        self.take_number(sender, seq)?;
         Ok(body)
+    }
+
+    /// Takes number `seq` of what `sender` sent (refused if it was taken before: a replay),
+    /// and notes that the sender was heard from: it is alive, whatever a view of the live
+    /// instances read before said ([`Relay::keep_only`]).
+    fn take_number(&self, sender: &str, seq: u64) -> Result<(), Refused> {
+        {
+            let mut windows = lock(&self.inner.windows);
+            match windows.get_mut(sender) {
+                Some(window) => window.take(seq)?,
+                None => windows.entry(sender.to_string()).or_default().take(seq)?,
+            }
+        }
+        let now = tokio::time::Instant::now();
+        lock(&self.inner.heard).insert(sender.to_string(), now);
+        Ok(())
     }
 
     /// Counts a refused message, and says so in the log (the first, then ever more rarely: a

@@ -39,11 +39,7 @@ impl Relay {
         let Ok(ask) = serde_json::from_slice::<ConnectAsk>(&body) else {
             return;
         };
-        if let Err(why) = lock(&inner.windows)
-            .entry(ask.edge.clone())
-            .or_default()
-            .take(seq)
-        {
+        if let Err(why) = self.take_number(&ask.edge, seq) {
             return self.refused("connect", why);
         }
         let key = (ask.edge.clone(), ask.conn);
