@@ -3,13 +3,16 @@
 //! `migrations/<backend>/`, with the same version numbers for both.
 //!
 //! Reads go straight to the pool (a game here, the lists the pages and the sweep want in
-//! `lists`). Writes go through one writer task (`writer`) that commits the
-//! waiting writes of many games in one transaction and only then acknowledges each: a turn is
-//! durable before anyone hears of it, and durability costs one commit per batch, not per turn.
+//! `lists`). Writes ([`WriteOp`], each written by its own function in `ops`, behind the one
+//! fence in `tx`) go through one writer task (`writer`) that commits the waiting writes of many
+//! games in one transaction and only then acknowledges each: a turn is durable before anyone
+//! hears of it, and durability costs one commit per batch, not per turn.
 //! Every write of a game carries the epoch of the instance that owns it ([`owners`]), and the
 //! SQL refuses one from an owner that has been replaced.
 
 pub mod backup;
+mod ops;
+mod tx;
 mod writer;
 
 use crate::metrics::Metrics;
