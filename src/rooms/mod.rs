@@ -9,8 +9,9 @@
 //! - `core` decides what each ask does, purely, with `offers` (draws, takebacks, rematches) and
 //!   `clocks` (deadlines and claims); `tests` tests them without a store or a socket.
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
-//!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
-//!   from the store; `command` is what a room can be asked.
+//!   tells the connections (`conns`); `answer` is how it answers each command; `view` encodes
+//!   what they are told; `load` rebuilds a game from the store; `command` is what a room can be
+//!   asked.
 //! - `chat` holds the game's two chats: who may say what and how often, purely, and the shell
 //!   that stores a line and sends it to whoever hears it.
 //! - `handoff` moves a seat to another device with a one-time code.
@@ -25,6 +26,7 @@
 //! way it came.
 
 mod action;
+mod answer;
 mod cap;
 mod chat;
 mod clocks;
