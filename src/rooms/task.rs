@@ -11,7 +11,7 @@ use super::conns::Conns;
 use super::core::{Ask, Change, Plan, Table};
 use super::load::{load, table_from, take};
 use super::{RoomError, Rooms, instant_at};
-use crate::protocol::{ErrorCode, Status};
+use crate::protocol::{ErrorCode, SeatView, Sides, Status};
 use crate::store::StoredGame;
 use crate::time::room_ms;
 use std::pin::pin;
@@ -99,7 +99,14 @@ pub(super) async fn run(
         let stop = matches!(event, Wake::Shutdown);
         match event {
             Wake::Command(None) => break,
-            Wake::Command(Some(cmd)) => room.receive(&rooms, *cmd, &mut due).await,
+            Wake::Command(Some(cmd)) => {
+                // Who is here changes as connections come and go and seats are taken, never
+                // by a player's action (which everyone hears of anyway): a turn skips the
+                // comparison.
+                let before = (!matches!(*cmd, Command::Act { .. })).then(|| room.presence());
+                room.handle(&rooms, *cmd).await;
+                room.note_who_is_here(&rooms, before, &mut due);
+            }
             Wake::Presence => {
                 due.presence = None;
                 room.broadcast(false);
@@ -208,15 +215,17 @@ impl Room {
         }
     }
 
-    /// Handles a command, then notes whether who is here changed (the news goes out after
-    /// [`super::RoomsConfig::presence_delay`]) and whether anyone is left.
-    async fn receive(&mut self, rooms: &Rooms, cmd: Command, due: &mut Due) {
-        // Who is here changes as connections come and go and seats are taken, never by a
-        // player's action (which everyone hears of anyway): a turn skips the comparison.
-        let presence_before = (!matches!(cmd, Command::Act { .. })).then(|| self.presence());
-        self.handle(rooms, cmd).await;
-        if presence_before.is_some_and(|before| self.presence() != before) && due.presence.is_none()
-        {
+    /// After a command: notes whether who is here changed since `before` (the news goes out
+    /// after [`super::RoomsConfig::presence_delay`]) and whether anyone is left. A step of its
+    /// own, not a wrapper around [`Room::handle`]: that wrapper's future would pass the size
+    /// `clippy.toml` allows, and the room's task holds its largest future all its life.
+    fn note_who_is_here(
+        &self,
+        rooms: &Rooms,
+        before: Option<(Sides<SeatView>, u32)>,
+        due: &mut Due,
+    ) {
+        if before.is_some_and(|before| self.presence() != before) && due.presence.is_none() {
             due.presence = Some(Instant::now() + rooms.inner.config.presence_delay);
         }
         due.idle_since = match (self.conns.is_empty(), due.idle_since) {
