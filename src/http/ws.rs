@@ -24,12 +24,15 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use governor::DefaultDirectRateLimiter;
 use std::collections::VecDeque;
 use std::net::IpAddr;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 /// What the upgrade reads of its request besides the client's address: the game, where the page
@@ -269,7 +272,7 @@ async fn serve(
         flood,
     }: Visitor,
     rate: DefaultDirectRateLimiter,
-    (ping_every, silence): (Duration, Duration),
+    ping: (Duration, Duration),
 ) {
     let outbox = Arc::new(Outbox::counting(metrics.messages_skipped.clone()));
     let link = match Link::join(rooms, id, target, (from, browser), &outbox).await {
@@ -283,125 +286,18 @@ async fn serve(
             return;
         }
     };
-    let (mut sink, mut stream) = (*socket).split();
-    let send_box = outbox.clone();
-    let sender = async move {
-        let mut batch = VecDeque::new();
-        loop {
-            match send_box.next(&mut batch).await {
-                Next::Send => {
-                    for m in batch.drain(..) {
-                        if sink.feed(Message::Text(m)).await.is_err() {
-                            return;
-                        }
-                    }
-                    if sink.flush().await.is_err() {
-                        return;
-                    }
-                }
-                Next::Ping => {
-                    if sink.send(Message::Ping(Bytes::new())).await.is_err() {
-                        return;
-                    }
-                }
-                Next::Finish => {
-                    // Closing the sink sends the library's answer to the client's Close.
-                    let _ = sink.close().await;
-                    return;
-                }
-                Next::Close(code, reason) => {
-                    let frame = CloseFrame {
-                        code: ApiError::close_code(code),
-                        reason: Utf8Bytes::from(reason),
-                    };
-                    let _ = sink.send(Message::Close(Some(frame))).await;
-                    return;
-                }
-            }
-        }
+    let (sink, mut stream) = (*socket).split();
+    let mut send = tokio::spawn(write_frames(sink, outbox.clone()));
+    let mut reader = Reader {
+        link: &link,
+        outbox: &outbox,
+        metrics,
+        rate,
+        strikes: 0,
     };
-    let mut send = tokio::spawn(sender);
-
-    // Frames over the rate are dropped with one `rate_limited` error per burst; a client that
-    // keeps flooding is cut off (1008). One that sends nothing, not even a pong, is gone (1001).
-    let mut strikes = 0u32;
-    let mut flooded = std::pin::pin!(async {
-        match &flood {
-            Some(flood) => flood.raised().await,
-            None => std::future::pending().await,
-        }
-    });
-    // One timer for the connection, moved only when it fires: when the next ping is due, or
-    // when the client will have been silent too long. A frame only notes when it came.
-    let mut heard = Instant::now();
-    let mut ping_at = heard + ping_every;
-    let mut beat = std::pin::pin!(tokio::time::sleep_until(ping_at));
-    let close: Option<(ErrorCode, &str)> = loop {
-        let frame = tokio::select! {
-            _ = &mut send => break None,
-            () = &mut flooded => {
-                // Bytes past the budget for seconds: frames that may never make a message.
-                metrics.limit("ws_flood");
-                break Some((ErrorCode::RateLimited, "too many frames"));
-            }
-            () = &mut beat => {
-                let now = Instant::now();
-                if now >= heard + silence {
-                    metrics.limit("ws_silence");
-                    break Some((ErrorCode::Timeout, "no answer to pings"));
-                }
-                if now >= ping_at {
-                    outbox.ping();
-                    ping_at = now + ping_every;
-                }
-                beat.as_mut().reset(ping_at.min(heard + silence));
-                continue;
-            }
-            frame = stream.next() => frame,
-        };
-        heard = Instant::now();
-        match frame {
-            None => break None,
-            Some(Ok(Message::Close(_))) => {
-                // Answered with a Close (the library echoes the client's code), as RFC 6455 asks.
-                outbox.finish();
-                let _ = tokio::time::timeout(Duration::from_secs(1), &mut send).await;
-                break None;
-            }
-            Some(Err(e)) => break read_error(metrics, e),
-            // Every frame counts, pings and pongs too (the library answers pings itself).
-            Some(Ok(_)) if rate.check().is_err() => {
-                metrics.limit("messages_per_sec");
-                strikes += 1;
-                if strikes == 1 {
-                    reply(
-                        &link,
-                        &outbox,
-                        ErrorCode::RateLimited,
-                        "too many messages: slow down",
-                    )
-                    .await;
-                }
-                if strikes > 200 {
-                    break Some((ErrorCode::RateLimited, "too many messages"));
-                }
-            }
-            Some(Ok(Message::Text(text))) => {
-                strikes = 0;
-                deliver(&link, &outbox, text).await;
-            }
-            Some(Ok(Message::Binary(_))) => {
-                reply(
-                    &link,
-                    &outbox,
-                    ErrorCode::Malformed,
-                    "binary frames are not part of the protocol: send JSON text",
-                )
-                .await;
-            }
-            Some(Ok(_)) => {} // pings and pongs are answered by the library
-        }
-    };
+    let close = reader
+        .read_frames(&mut stream, &mut send, flood, ping)
+        .await;
     if let Some((code, reason)) = close {
         outbox.close(code, reason);
         let _ = tokio::time::timeout(Duration::from_secs(1), async {
@@ -414,10 +310,157 @@ async fn serve(
     link.leave().await;
 }
 
+/// The connection's send task: writes what its outbox gives, a batch at a time, and the pings
+/// and the Close it is asked for, until the client goes or the connection is closed.
+async fn write_frames(mut sink: SplitSink<WebSocket, Message>, outbox: Arc<Outbox>) {
+    let mut batch = VecDeque::new();
+    loop {
+        match outbox.next(&mut batch).await {
+            Next::Send => {
+                for m in batch.drain(..) {
+                    if sink.feed(Message::Text(m)).await.is_err() {
+                        return;
+                    }
+                }
+                if sink.flush().await.is_err() {
+                    return;
+                }
+            }
+            Next::Ping => {
+                if sink.send(Message::Ping(Bytes::new())).await.is_err() {
+                    return;
+                }
+            }
+            Next::Finish => {
+                // Closing the sink sends the library's answer to the client's Close.
+                let _ = sink.close().await;
+                return;
+            }
+            Next::Close(code, reason) => {
+                let frame = CloseFrame {
+                    code: ApiError::close_code(code),
+                    reason: Utf8Bytes::from(reason),
+                };
+                let _ = sink.send(Message::Close(Some(frame))).await;
+                return;
+            }
+        }
+    }
+}
+
+/// Why the server closes a connection, and the reason it gives.
+type Close = (ErrorCode, &'static str);
+
+/// The receiving side of a connection: its room, its queue, and how fast it may send.
+struct Reader<'a> {
+    link: &'a Link,
+    outbox: &'a Arc<Outbox>,
+    metrics: &'a Metrics,
+    rate: DefaultDirectRateLimiter,
+    /// Frames over the rate since the last one within it.
+    strikes: u32,
+}
+
+impl Reader<'_> {
+    /// Reads the client's frames until the connection ends: `None` when the client or the send
+    /// task ended it, else the close the server is to send. Frames over the rate are dropped
+    /// with one `rate_limited` error per burst; a client that keeps flooding is cut off (1008).
+    /// One that sends nothing, not even a pong, is gone (1001).
+    async fn read_frames(
+        &mut self,
+        stream: &mut SplitStream<WebSocket>,
+        send: &mut JoinHandle<()>,
+        flood: Option<Arc<Flood>>,
+        (ping_every, silence): (Duration, Duration),
+    ) -> Option<Close> {
+        let metrics = self.metrics;
+        let mut flooded = std::pin::pin!(async {
+            match &flood {
+                Some(flood) => flood.raised().await,
+                None => std::future::pending().await,
+            }
+        });
+        // One timer for the connection, moved only when it fires: when the next ping is due, or
+        // when the client will have been silent too long. A frame only notes when it came.
+        let mut heard = Instant::now();
+        let mut ping_at = heard + ping_every;
+        let mut beat = std::pin::pin!(tokio::time::sleep_until(ping_at));
+        loop {
+            let frame = tokio::select! {
+                _ = &mut *send => return None,
+                () = &mut flooded => {
+                    // Bytes past the budget for seconds: frames that may never make a message.
+                    metrics.limit("ws_flood");
+                    return Some((ErrorCode::RateLimited, "too many frames"));
+                }
+                () = &mut beat => {
+                    let now = Instant::now();
+                    if now >= heard + silence {
+                        metrics.limit("ws_silence");
+                        return Some((ErrorCode::Timeout, "no answer to pings"));
+                    }
+                    if now >= ping_at {
+                        self.outbox.ping();
+                        ping_at = now + ping_every;
+                    }
+                    beat.as_mut().reset(ping_at.min(heard + silence));
+                    continue;
+                }
+                frame = stream.next() => frame,
+            };
+            heard = Instant::now();
+            if let ControlFlow::Break(close) = self.take(frame, send).await {
+                return close;
+            }
+        }
+    }
+
+    /// Takes one frame (`None`: the stream ended): breaks when it ends the connection.
+    async fn take(
+        &mut self,
+        frame: Option<Result<Message, axum::Error>>,
+        send: &mut JoinHandle<()>,
+    ) -> ControlFlow<Option<Close>> {
+        let (link, outbox) = (self.link, self.outbox);
+        match frame {
+            None => return ControlFlow::Break(None),
+            Some(Ok(Message::Close(_))) => {
+                // Answered with a Close (the library echoes the client's code), as RFC 6455 asks.
+                outbox.finish();
+                let _ = tokio::time::timeout(Duration::from_secs(1), send).await;
+                return ControlFlow::Break(None);
+            }
+            Some(Err(e)) => return ControlFlow::Break(read_error(self.metrics, e)),
+            // Every frame counts, pings and pongs too (the library answers pings itself).
+            Some(Ok(_)) if self.rate.check().is_err() => {
+                self.metrics.limit("messages_per_sec");
+                self.strikes += 1;
+                if self.strikes == 1 {
+                    let slow_down = "too many messages: slow down";
+                    reply(link, outbox, ErrorCode::RateLimited, slow_down).await;
+                }
+                if self.strikes > 200 {
+                    return ControlFlow::Break(Some((ErrorCode::RateLimited, "too many messages")));
+                }
+            }
+            Some(Ok(Message::Text(text))) => {
+                self.strikes = 0;
+                deliver(link, outbox, text).await;
+            }
+            Some(Ok(Message::Binary(_))) => {
+                let binary = "binary frames are not part of the protocol: send JSON text";
+                reply(link, outbox, ErrorCode::Malformed, binary).await;
+            }
+            Some(Ok(_)) => {} // pings and pongs are answered by the library
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// The close to send after a read error, as RFC 6455 asks: 1009 for an oversized message, 1002
 /// for a frame that breaks the protocol (unmasked, a bad opcode, a bad close code, a control
 /// frame fragmented), 1007 for text that is not UTF-8; nothing when the connection itself broke.
-fn read_error(metrics: &Metrics, e: axum::Error) -> Option<(ErrorCode, &'static str)> {
+fn read_error(metrics: &Metrics, e: axum::Error) -> Option<Close> {
     let Ok(e) = e.into_inner().downcast::<tungstenite::Error>() else {
         return None;
     };

@@ -2,19 +2,22 @@
 //! seats, version and connections. Nothing else changes a game, so there are no locks around game
 //! state; everything else talks to the room over its channel.
 //!
-//! - [`Rooms`] (here) maps ids to room handles and starts a room on demand, once `load` has taken
-//!   the game for this instance; [`lease`] is this instance's hold on the games it runs, and
-//!   what ends its rooms when the hold lapses.
+//! - [`Rooms`] (here) is what the rest of the server asks of games; `registry` maps ids to
+//!   room handles and starts a room on demand, once `load` has taken the game for this
+//!   instance; `create` makes a game; [`RoomsConfig`] tunes them; [`lease`] is this
+//!   instance's hold on the games it runs, and what ends its rooms when the hold lapses.
 //! - `core` decides what each ask does, purely, with `offers` (draws, takebacks, rematches) and
 //!   `clocks` (deadlines and claims); `tests` tests them without a store or a socket.
 //! - `task` is the room's loop and the shell that stores the core's plans, then applies them and
-//!   tells the connections (`conns`); `view` encodes what they are told; `load` rebuilds a game
-//!   from the store; `command` is what a room can be asked.
+//!   tells the connections (`conns`); `answer` is how it answers each command; `view` encodes
+//!   what they are told; `load` rebuilds a game from the store; `command` is what a room can be
+//!   asked.
 //! - `chat` holds the game's two chats: who may say what and how often, purely, and the shell
 //!   that stores a line and sends it to whoever hears it.
 //! - `handoff` moves a seat to another device with a one-time code.
 //! - `computer` seats the computer and thinks for it off the room's task; the solved tables;
-//!   the analyses of games, on threads of their own.
+//!   the analyses of games, on threads of their own. `computer_turns` is the room's side: when
+//!   to think, and what becomes of the turn.
 //! - `action` is what players ask ([`Action`], [`Actor`]) and `error` why a room refuses
 //!   ([`RoomError`]); [`outbox`] is each connection's queue; [`secrets`] makes ids and seat
 //!   secrets.
@@ -23,13 +26,17 @@
 //! way it came.
 
 mod action;
+mod answer;
 mod cap;
 mod chat;
 mod clocks;
 mod command;
 mod computer;
+mod computer_turns;
+mod config;
 mod conns;
 mod core;
+mod create;
 mod error;
 mod handoff;
 pub mod lease;
@@ -37,6 +44,7 @@ mod load;
 mod mine;
 mod offers;
 pub mod outbox;
+mod registry;
 pub mod secrets;
 mod task;
 #[cfg(test)]
@@ -44,23 +52,23 @@ mod tests;
 mod view;
 
 use crate::catalog::{Catalog, CatalogError};
-use crate::clock::TimeControl;
 use crate::metrics::Metrics;
 use crate::protocol::{Analysis, GameState, PlayerName};
 use crate::rules::{Color, Game, ReplayError};
-use crate::store::{GameRow, Store, StoredGame, WriteOp};
+use crate::store::Store;
 use crate::time::{room_ms, wall_ms};
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, Opponent, SeatGrant};
 use command::{Answer, Command};
 pub use computer::{ComputerConfig, level_of, read_table, seat_marker, write_table};
+pub use config::RoomsConfig;
 pub use error::RoomError;
 use outbox::Outbox;
+use registry::Handle;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -68,12 +76,6 @@ use tokio_util::task::TaskTracker;
 /// The tokio instant of a moment in the rooms' time (now, if it has passed).
 fn instant_at(ms: i64) -> Instant {
     Instant::now() + Duration::from_millis((ms - room_ms()).max(0) as u64)
-}
-
-/// What an address is known by where it is stored (the maker of an open challenge): its hash,
-/// never the address itself.
-fn address_key(from: IpAddr) -> String {
-    secrets::hash(&from.to_canonical().to_string())
 }
 
 /// A live connection to a room, returned by [`Rooms::connect`].
@@ -89,70 +91,6 @@ pub struct Connection {
     /// room lives as long as anyone is connected; should it have ended all the same, an action
     /// goes the usual way, to whichever room now has the game.
     room: Option<Handle>,
-}
-
-/// Tuning for rooms.
-#[derive(Debug, Clone)]
-pub struct RoomsConfig {
-    /// How long a room with nobody connected stays in memory.
-    pub idle: Duration,
-    /// How long presence changes are gathered before one state goes out.
-    pub presence_delay: Duration,
-    /// How long a player with a real-time clock may be gone on their turn before the opponent
-    /// may claim the game.
-    pub absent_timed: Duration,
-    /// The same for an untimed game. (Days per turn has no claims: the turn's deadline decides.)
-    pub absent_untimed: Duration,
-    /// How long an open challenge stays listed after its creator's last connection closes.
-    pub challenge_grace: Duration,
-    /// How long an open challenge waits for an opponent before it is called off.
-    pub challenge_expiry: Duration,
-    /// Games one address may create per minute, by any way there is (at least one).
-    pub games_per_minute: u32,
-    /// Of those, games against the computer one address may start per hour (at least one).
-    pub computer_games_per_hour: u32,
-    /// The computer's threads and tables.
-    pub computer: ComputerConfig,
-    /// How long a one-time code that moves a seat to another device works.
-    pub handoff: Duration,
-    /// Where this instance's peers reach it (`host:port`; empty without peers).
-    pub peer_address: String,
-    /// Where clients can reach this instance itself, if they can (see `Config::direct_url`).
-    pub direct_url: Option<String>,
-    /// How long this instance's hold on its games lasts without renewal.
-    pub lease: Duration,
-}
-
-impl Default for RoomsConfig {
-    fn default() -> Self {
-        RoomsConfig {
-            idle: Duration::from_secs(60),
-            presence_delay: Duration::from_millis(250),
-            absent_timed: Duration::from_secs(30),
-            absent_untimed: Duration::from_secs(120),
-            challenge_grace: Duration::from_secs(15),
-            challenge_expiry: Duration::from_secs(1800),
-            games_per_minute: 10,
-            computer_games_per_hour: 30,
-            computer: ComputerConfig::default(),
-            handoff: Duration::from_secs(600),
-            peer_address: String::new(),
-            direct_url: None,
-            lease: Duration::from_secs(10),
-        }
-    }
-}
-
-/// A running room: where to send it commands, and which incarnation it is.
-#[derive(Debug, Clone)]
-struct Handle {
-    /// Commands are boxed: a room's channel then keeps a pointer per slot, not the largest
-    /// command, which matters with thousands of rooms in memory.
-    commands: mpsc::Sender<Box<Command>>,
-    generation: u64,
-    /// Whether the room holds its game: false while it takes it from the store, and once
-    /// another instance has (it is then ending).
-    owned: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug)]
@@ -287,187 +225,6 @@ impl Rooms {
         self.inner.tasks.wait().await;
     }
 
-    /// Creates a game with the creator seated, and the computer in the other seat when it is the
-    /// opponent; durable before it returns.
-    // Each argument is one of the creator's choices, as the API takes them.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn create(
-        &self,
-        from: IpAddr,
-        variant: &str,
-        options: &BTreeMap<String, String>,
-        time_control: TimeControl,
-        color: ColorChoice,
-        opponent: Opponent,
-        name: Option<PlayerName>,
-    ) -> Result<SeatGrant, RoomError> {
-        if self.inner.shutdown.is_cancelled() {
-            return Err(RoomError::Unavailable);
-        }
-        let configured = self
-            .inner
-            .catalog
-            .configure(variant, options)
-            .map_err(|e: CatalogError| RoomError::BadVariant(e.to_string()))?;
-        let at = room_ms();
-        // An open challenge names the address that made it (hashed): one address lists only
-        // a few at a time.
-        let created_from = (opponent == Opponent::Anyone).then(|| address_key(from));
-        if let Some(key) = &created_from {
-            let config = &self.inner.config;
-            let since = at - config.challenge_expiry.as_millis() as i64;
-            let listed = self.inner.store.challenges_from(key, at, since).await?;
-            if listed >= crate::store::CHALLENGES_PER_ADDRESS {
-                self.metrics().limit("challenges_per_address");
-                return Err(RoomError::TooManyChallenges(
-                    crate::store::CHALLENGES_PER_ADDRESS,
-                ));
-            }
-        }
-        self.charge(from, matches!(opponent, Opponent::Computer(_)))?;
-        let color = match color {
-            ColorChoice::White => Color::White,
-            ColorChoice::Black => Color::Black,
-            ColorChoice::Random if secrets::coin() => Color::White,
-            ColorChoice::Random => Color::Black,
-        };
-        let secret = secrets::new_secret();
-        let hash = Some(secrets::hash(&secret));
-        let name_of = |c: Color| name.as_ref().filter(|_| c == color).map(|n| n.to_string());
-        // Listed from now: the creator is on their way to the game's page.
-        let listed_until = created_from
-            .as_ref()
-            .map(|_| at + self.inner.config.challenge_grace.as_millis() as i64);
-        loop {
-            let id = secrets::new_id(at);
-            let row = GameRow {
-                id: id.clone(),
-                variant: configured.slug().to_string(),
-                options: configured.options_string(),
-                time_control: time_control.to_string(),
-                white_secret_hash: hash.clone().filter(|_| color == Color::White),
-                black_secret_hash: hash.clone().filter(|_| color == Color::Black),
-                white_name: name_of(Color::White),
-                black_name: name_of(Color::Black),
-                status: "waiting".into(),
-                created_at: at,
-                updated_at: at,
-                version: 1,
-                open_challenge: opponent == Opponent::Anyone,
-                listed_until,
-                created_from: created_from.clone(),
-                // Made here, run here: its room starts on this instance, with the first epoch.
-                owner: Some(self.inner.lease.me.instance.clone()),
-                epoch: 1,
-                ..GameRow::default()
-            };
-            // A taken id (90 random bits within one millisecond) would be a miracle; draw again
-            // rather than fail.
-            if self
-                .inner
-                .store
-                .write(WriteOp::CreateGame(Box::new(row.clone())))
-                .await?
-            {
-                // Its room starts now, from the row just written rather than reading it back:
-                // the first player's friend is about to open the link.
-                let stored = StoredGame {
-                    game: row,
-                    turns: Vec::new(),
-                };
-                self.start(&id, Some(stored));
-                if let Opponent::Computer(level) = opponent {
-                    self.call(&id, |reply| Command::SeatComputer { level, reply })
-                        .await?;
-                }
-                return Ok(SeatGrant { id, color, secret });
-            }
-        }
-    }
-
-    /// Sends a command to the game's room, starting the room if needed. A room that ended just
-    /// as the command arrived is started again and asked once more.
-    async fn call<T>(
-        &self,
-        id: &str,
-        make: impl Fn(oneshot::Sender<Result<T, RoomError>>) -> Command,
-    ) -> Result<T, RoomError> {
-        for _ in 0..3 {
-            let (tx, rx) = oneshot::channel();
-            let generation = self.tell(id, Box::new(make(tx))).await?;
-            match rx.await {
-                Ok(result) => return result,
-                Err(_) => self.forget(id, generation),
-            }
-        }
-        Err(RoomError::Unavailable)
-    }
-
-    /// Sends a command without waiting on it, starting the room if needed; returns the
-    /// incarnation of the room that took it. A room that has ended hands it back, and a fresh
-    /// one is started for it.
-    async fn tell(&self, id: &str, mut command: Box<Command>) -> Result<u64, RoomError> {
-        if !secrets::is_id(id) {
-            return Err(RoomError::NotFound);
-        }
-        for _ in 0..3 {
-            if self.inner.shutdown.is_cancelled() {
-                return Err(RoomError::Unavailable);
-            }
-            let handle = self.handle(id);
-            match handle.commands.send(command).await {
-                Ok(()) => return Ok(handle.generation),
-                Err(mpsc::error::SendError(back)) => {
-                    self.forget(id, handle.generation);
-                    command = back;
-                }
-            }
-        }
-        Err(RoomError::Unavailable)
-    }
-
-    fn handle(&self, id: &str) -> Handle {
-        self.start(id, None)
-    }
-
-    /// The game's room, started if it is not running: from `seed` when given (a game just
-    /// stored), else from the store.
-    fn start(&self, id: &str, seed: Option<StoredGame>) -> Handle {
-        let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(h) = map.get(id) {
-            return h.clone();
-        }
-        let generation = self.inner.generation.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = mpsc::channel(256);
-        let handle = Handle {
-            commands: tx,
-            generation,
-            owned: Arc::default(),
-        };
-        map.insert(id.to_string(), handle.clone());
-        let rooms = self.clone();
-        let id = id.to_string();
-        let owned = handle.owned.clone();
-        self.inner
-            .tasks
-            .spawn(Box::pin(task::run(rooms, id, generation, owned, rx, seed)));
-        handle
-    }
-
-    /// The game's room, if it is running.
-    fn running(&self, id: &str) -> Option<Handle> {
-        let map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(id).cloned()
-    }
-
-    /// Removes a room from the registry if it is still the given incarnation.
-    fn forget(&self, id: &str, generation: u64) {
-        let mut map = self.inner.map.lock().unwrap_or_else(|e| e.into_inner());
-        if map.get(id).is_some_and(|h| h.generation == generation) {
-            map.remove(id);
-        }
-    }
-
     /// Which seat, if any, `secret` holds in the game. A wrong secret holds none.
     pub async fn seat_of(
         &self,
@@ -552,41 +309,6 @@ impl Rooms {
             self.count_turn(sent, &result);
         }
         result
-    }
-
-    /// Sends a connection's command to its room without waiting on it: straight to the room it
-    /// connected to while that one runs, else through the registry.
-    async fn to_room(
-        &self,
-        id: &str,
-        conn: &Connection,
-        mut command: Box<Command>,
-    ) -> Result<(), RoomError> {
-        if let Some(room) = &conn.room {
-            match room.commands.send(command).await {
-                Ok(()) => return Ok(()),
-                Err(mpsc::error::SendError(back)) => command = back,
-            }
-        }
-        self.tell(id, command).await.map(drop)
-    }
-
-    /// Takes one new game from `from`'s allowance, and one from its allowance of games against
-    /// the computer when it is one, or refuses (and counts the refusal). The minute's cap goes
-    /// first: a game it refuses does not spend the hour's, which refills slower.
-    fn charge(&self, from: IpAddr, computer: bool) -> Result<(), RoomError> {
-        let config = &self.inner.config;
-        if !self.inner.cap.charge(from) {
-            self.metrics().limit("games_per_minute");
-            return Err(RoomError::RateLimited(config.games_per_minute.max(1)));
-        }
-        if computer && !self.inner.computer_cap.charge(from) {
-            self.metrics().limit("computer_games_per_hour");
-            return Err(RoomError::ComputerRateLimited(
-                config.computer_games_per_hour.max(1),
-            ));
-        }
-        Ok(())
     }
 
     /// Counts a turn played (and how long it took since `since`) or refused (and why).

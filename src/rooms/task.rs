@@ -5,19 +5,18 @@
 //! stores the core's plan, and only once the store has committed it applies the change, bumps
 //! the version and tells every connection.
 
-use super::chat::{ChatLog, Speaker, load_chat};
-use super::command::{Answer, Command};
-use super::conns::{Conn, Conns};
-use super::core::{Ask, Change, Fresh, Plan, Table};
+use super::chat::{ChatLog, load_chat};
+use super::command::Command;
+use super::conns::Conns;
+use super::core::{Ask, Change, Plan, Table};
 use super::load::{load, table_from, take};
-use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, instant_at, secrets};
-use crate::protocol::{ErrorCode, Hearing, Status};
+use super::{RoomError, Rooms, instant_at};
+use crate::protocol::{ErrorCode, SeatView, Sides, Status};
 use crate::store::StoredGame;
 use crate::time::room_ms;
-use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
@@ -60,40 +59,29 @@ pub(super) async fn run(
     rooms: Rooms,
     id: String,
     generation: u64,
-    owned: Arc<std::sync::atomic::AtomicBool>,
+    owned: Arc<AtomicBool>,
     mut commands: mpsc::Receiver<Box<Command>>,
     seed: Option<StoredGame>,
 ) {
-    // A game just made has said nothing yet; one from the store may have.
-    let loaded = match seed {
-        Some(stored) => table_from(rooms.catalog(), &rooms.inner.config, stored)
-            .map(|table| (table, ChatLog::default())),
-        None => match take(&rooms, &id).await {
-            Ok(table) => load_chat(&rooms, &id).await.map(|chat| (table, chat)),
-            Err(e) => Err(e),
-        },
-    };
-    let mut room = match loaded {
-        Ok((table, chat)) => Room::new(table, chat),
+    let mut room = match Room::open(&rooms, &id, seed).await {
+        Ok(room) => room,
         Err(e) => {
             // Not found, or (in a race) owned by another instance: the caller asks again.
             if !matches!(e, RoomError::NotFound | RoomError::Unavailable) {
                 tracing::error!(game = %id, error = %e, "could not load a game");
             }
             rooms.forget(&id, generation);
-            commands.close();
-            while let Some(cmd) = commands.recv().await {
-                cmd.fail(e.clone());
-            }
+            refuse_queued(&mut commands, e).await;
             return;
         }
     };
-    owned.store(true, std::sync::atomic::Ordering::Release);
-    let config = rooms.inner.config.clone();
+    owned.store(true, Ordering::Release);
     let shutdown = rooms.inner.shutdown.clone();
     let lapsed = rooms.lease().rooms_token();
-    let mut idle_since = Some(Instant::now());
-    let mut presence_due: Option<Instant> = None;
+    let mut due = Due {
+        idle_since: Some(Instant::now()),
+        presence: None,
+    };
     // Made once: a fresh one for every command would register with the tokens each time. The
     // room ends as the server stops, or as this instance's lease on its games lapses.
     let mut shutting_down = pin!(async {
@@ -105,9 +93,101 @@ pub(super) async fn run(
     loop {
         room.think(&rooms);
         room.keep_listed(&rooms);
-        let listing_due = room.listing_due(&rooms);
-        let idle_deadline = idle_since.map(|t| t + config.idle);
-        let wake = room.table.next_wake(room_ms(), room.retry_at);
+        let event = room
+            .wait(&rooms, &mut commands, &due, &mut shutting_down)
+            .await;
+        let stop = matches!(event, Wake::Shutdown);
+        match event {
+            Wake::Command(None) => break,
+            Wake::Command(Some(cmd)) => {
+                // Who is here changes as connections come and go and seats are taken, never
+                // by a player's action (which everyone hears of anyway): a turn skips the
+                // comparison.
+                let before = (!matches!(*cmd, Command::Act { .. })).then(|| room.presence());
+                room.handle(&rooms, *cmd).await;
+                room.note_who_is_here(&rooms, before, &mut due);
+            }
+            Wake::Presence => {
+                due.presence = None;
+                room.broadcast(false);
+            }
+            Wake::Clock => {
+                // A flag fell or a first move is overdue; or an absent player's opponent may
+                // now claim the game, which everyone should see.
+                if !room.settle_time(&rooms).await {
+                    room.broadcast(false);
+                }
+            }
+            Wake::Idle => {
+                room.retire(&rooms, &id, generation, &mut commands).await;
+                break;
+            }
+            Wake::Listing | Wake::Shutdown => {}
+        }
+        if stop || room.fenced {
+            // The server stops, or this instance no longer owns the game: every connection is
+            // told to reconnect (and finds whoever owns it now), and what is queued is refused.
+            owned.store(false, Ordering::Release);
+            rooms.forget(&id, generation);
+            room.stop_thinking();
+            for conn in room.conns.values() {
+                conn.outbox
+                    .close(ErrorCode::Unavailable, "server restarting");
+            }
+            refuse_queued(&mut commands, RoomError::Unavailable).await;
+            break;
+        }
+    }
+    tracing::debug!(game = %id, "room closed");
+}
+
+/// When a room is due to act on its own, besides its clocks and its listing.
+struct Due {
+    /// Since when nobody is connected; the room ends after [`super::RoomsConfig::idle`].
+    idle_since: Option<Instant>,
+    /// When the gathered changes of who is here go out.
+    presence: Option<Instant>,
+}
+
+/// Closes a room's channel and refuses, with `e`, every command still queued in it.
+async fn refuse_queued(commands: &mut mpsc::Receiver<Box<Command>>, e: RoomError) {
+    commands.close();
+    while let Some(cmd) = commands.recv().await {
+        cmd.fail(e.clone());
+    }
+}
+
+impl Room {
+    /// The room of game `id`: from `seed`, a game just made, which has said nothing yet; else
+    /// taken for this instance and read from the store, with its chats.
+    async fn open(rooms: &Rooms, id: &str, seed: Option<StoredGame>) -> Result<Room, RoomError> {
+        let (table, chat) = match seed {
+            Some(stored) => (
+                table_from(rooms.catalog(), &rooms.inner.config, stored)?,
+                ChatLog::default(),
+            ),
+            None => {
+                let table = take(rooms, id).await?;
+                (table, load_chat(rooms, id).await?)
+            }
+        };
+        Ok(Room::new(table, chat))
+    }
+
+    /// Waits for what wakes the room next: a command, or one of its timers. Once this
+    /// instance's lease has run out by its own clock, the game may be another's already: the
+    /// room answers nothing more, not even with what it holds.
+    async fn wait(
+        &self,
+        rooms: &Rooms,
+        commands: &mut mpsc::Receiver<Box<Command>>,
+        due: &Due,
+        shutting_down: &mut (impl Future<Output = ()> + Unpin),
+    ) -> Wake {
+        let listing_due = self.listing_due(rooms);
+        let idle_deadline = due.idle_since.map(|t| t + rooms.inner.config.idle);
+        let presence_due = due.presence;
+        let wake = self.table.next_wake(room_ms(), self.retry_at);
         // The timers live only while the room waits. While it handles what woke it, and waits
         // on the store, none of its own is pending: a paused test clock cannot jump past a write.
         let event = {
@@ -122,93 +202,64 @@ pub(super) async fn run(
                 _ = clock_timer, if wake.is_some() => Wake::Clock,
                 _ = listing_timer, if listing_due.is_some() => Wake::Listing,
                 _ = idle_timer, if idle_deadline.is_some() => Wake::Idle,
-                _ = &mut shutting_down => Wake::Shutdown,
+                _ = &mut *shutting_down => Wake::Shutdown,
             }
         };
-        // A lease run out by this instance's own clock: the game may be another's already, so
-        // the room answers nothing more, not even with what it holds.
-        let event = match event {
+        match event {
             Wake::Command(Some(cmd)) if rooms.lease().lapsed() => {
                 cmd.fail(RoomError::Unavailable);
                 Wake::Shutdown
             }
             _ if rooms.lease().lapsed() => Wake::Shutdown,
             event => event,
-        };
-        let stop = matches!(event, Wake::Shutdown);
-        match event {
-            Wake::Command(None) => break,
-            Wake::Command(Some(cmd)) => {
-                // Who is here changes as connections come and go and seats are taken, never
-                // by a player's action (which everyone hears of anyway): a turn skips the
-                // comparison.
-                let presence_before =
-                    (!matches!(*cmd, Command::Act { .. })).then(|| room.presence());
-                room.handle(&rooms, *cmd).await;
-                if presence_before.is_some_and(|before| room.presence() != before)
-                    && presence_due.is_none()
-                {
-                    presence_due = Some(Instant::now() + config.presence_delay);
-                }
-                idle_since = match (room.conns.is_empty(), idle_since) {
-                    (true, None) => Some(Instant::now()),
-                    (true, since) => since,
-                    (false, _) => None,
-                };
-            }
-            Wake::Presence => {
-                presence_due = None;
-                room.broadcast(false);
-            }
-            Wake::Clock => {
-                // A flag fell or a first move is overdue; or an absent player's opponent may
-                // now claim the game, which everyone should see.
-                if !room.settle_time(&rooms).await {
-                    room.broadcast(false);
-                }
-            }
-            Wake::Idle => {
-                // Leave the registry first, so that new callers start a fresh room; then answer
-                // whatever reached this one in the meantime.
-                rooms.forget(&id, generation);
-                commands.close();
-                while let Some(cmd) = commands.recv().await {
-                    room.handle(&rooms, *cmd).await;
-                }
-                // Whichever instance is asked next takes the game.
-                let lease = rooms.lease();
-                if let Err(e) = rooms
-                    .store()
-                    .release(&id, &lease.me.instance, room.table.epoch)
-                    .await
-                {
-                    tracing::warn!(game = %id, error = %e, "could not give up a game");
-                }
-                break;
-            }
-            Wake::Listing | Wake::Shutdown => {}
-        }
-        if stop || room.fenced {
-            // The server stops, or this instance no longer owns the game: every connection is
-            // told to reconnect (and finds whoever owns it now), and what is queued is refused.
-            owned.store(false, std::sync::atomic::Ordering::Release);
-            rooms.forget(&id, generation);
-            room.stop_thinking();
-            for conn in room.conns.values() {
-                conn.outbox
-                    .close(ErrorCode::Unavailable, "server restarting");
-            }
-            commands.close();
-            while let Some(cmd) = commands.recv().await {
-                cmd.fail(RoomError::Unavailable);
-            }
-            break;
         }
     }
-    tracing::debug!(game = %id, "room closed");
-}
 
-impl Room {
+    /// After a command: notes whether who is here changed since `before` (the news goes out
+    /// after [`super::RoomsConfig::presence_delay`]) and whether anyone is left. A step of its
+    /// own, not a wrapper around [`Room::handle`]: that wrapper's future would pass the size
+    /// `clippy.toml` allows, and the room's task holds its largest future all its life.
+    fn note_who_is_here(
+        &self,
+        rooms: &Rooms,
+        before: Option<(Sides<SeatView>, u32)>,
+        due: &mut Due,
+    ) {
+        if before.is_some_and(|before| self.presence() != before) && due.presence.is_none() {
+            due.presence = Some(Instant::now() + rooms.inner.config.presence_delay);
+        }
+        due.idle_since = match (self.conns.is_empty(), due.idle_since) {
+            (true, None) => Some(Instant::now()),
+            (true, since) => since,
+            (false, _) => None,
+        };
+    }
+
+    /// Ends an idle room: it leaves the registry first, so that new callers start a fresh room;
+    /// then it answers whatever reached it in the meantime, and gives the game up, so that
+    /// whichever instance is asked next takes it.
+    async fn retire(
+        &mut self,
+        rooms: &Rooms,
+        id: &str,
+        generation: u64,
+        commands: &mut mpsc::Receiver<Box<Command>>,
+    ) {
+        rooms.forget(id, generation);
+        commands.close();
+        while let Some(cmd) = commands.recv().await {
+            self.handle(rooms, *cmd).await;
+        }
+        let lease = rooms.lease();
+        if let Err(e) = rooms
+            .store()
+            .release(id, &lease.me.instance, self.table.epoch)
+            .await
+        {
+            tracing::warn!(game = %id, error = %e, "could not give up a game");
+        }
+    }
+
     fn new(table: Table, chat: ChatLog) -> Room {
         Room {
             table,
@@ -294,279 +345,8 @@ impl Room {
         Ok(())
     }
 
-    async fn handle(&mut self, rooms: &Rooms, cmd: Command) {
-        // Time first: the computer is not charged for waiting for a thread, and whatever is
-        // asked, a deadline that has passed has ended the game.
-        self.table.credit_held_clock(room_ms(), true);
-        self.settle_time(rooms).await;
-        match cmd {
-            Command::Act {
-                actor,
-                from,
-                action,
-                sent,
-                answer,
-            } => {
-                let turn = matches!(action, Action::Turn(_));
-                let acted = self.act(rooms, actor, from, action).await;
-                if turn {
-                    rooms.count_turn(sent, &acted);
-                }
-                match (acted, answer) {
-                    (Ok(rematch), Answer::Wait(reply)) => {
-                        let state = self.state();
-                        let _ = reply.send(Ok(Acted { state, rematch }));
-                    }
-                    (Ok(_), Answer::Queue(_)) => {}
-                    (Err(e), answer) => answer.refuse(e, Some(&|| self.whole())),
-                }
-            }
-            Command::Authenticate { hash, reply } => {
-                let seat = hash.as_deref().and_then(|h| self.table.seat_of_hash(h));
-                let _ = reply.send(Ok(seat));
-            }
-            Command::Join { name, reply } => {
-                let _ = reply.send(self.join(rooms, name).await);
-            }
-            Command::MoveSeat {
-                hash,
-                browser,
-                reply,
-            } => {
-                let _ = reply.send(self.move_seat(rooms, &hash, browser).await);
-            }
-            Command::State { reply } => {
-                let _ = reply.send(Ok(self.state()));
-            }
-            Command::Record { reply } => {
-                let _ = reply.send(Ok(self.record()));
-            }
-            Command::Game { reply } => {
-                let _ = reply.send(Ok(self.table.game.clone()));
-            }
-            Command::Connect {
-                seat,
-                browser,
-                outbox,
-                reply,
-            } => {
-                let id = self.next_conn;
-                self.next_conn += 1;
-                let hello = self.hello(rooms.catalog(), seat);
-                outbox.push_event(hello, || self.whole());
-                let hearing = Hearing::default_for(seat);
-                self.conns.insert(
-                    id,
-                    Conn {
-                        seat,
-                        outbox: outbox.clone(),
-                        hearing,
-                        browser,
-                    },
-                );
-                if let Some(seat) = seat {
-                    self.table.arrive(seat, room_ms());
-                }
-                // The newcomer gets the state with itself counted, and the chat it hears;
-                // others hear of it shortly.
-                self.push_whole(&outbox, hearing);
-                let _ = reply.send(Ok(id));
-            }
-            Command::Sync { conn, reply } => {
-                if let Some(conn) = self.conns.get(conn) {
-                    self.push_whole(&conn.outbox, conn.hearing);
-                }
-                let _ = reply.send(Ok(()));
-            }
-            Command::Say {
-                conn,
-                from,
-                text,
-                outbox,
-            } => {
-                if let Err(e) = self.say(rooms, conn, from, &text).await {
-                    Answer::Queue(outbox).refuse(e, Some(&|| self.whole()));
-                }
-            }
-            Command::Hear { conn, hearing } => self.set_hearing(conn, hearing),
-            Command::Disconnect { conn, reply } => {
-                match self.conns.remove(conn) {
-                    Some(Conn {
-                        seat: Some(seat), ..
-                    }) if !self.conns.connected(seat) => {
-                        self.table.away_since[seat.index()] = Some(room_ms());
-                    }
-                    Some(Conn { seat: None, .. }) => self.chat.forget(Speaker::Spectator(conn)),
-                    _ => {}
-                }
-                let _ = reply.send(Ok(()));
-            }
-            Command::Abandon { reply } => {
-                let _ = reply.send(self.abandon(rooms).await);
-            }
-            Command::SeatComputer { level, reply } => {
-                let ask = Ask::Join {
-                    hash: super::computer::seat_marker(level),
-                    name: None,
-                };
-                let result = match self.table.decide(ask, room_ms()) {
-                    Ok(plan) => self.execute(rooms, plan).await,
-                    Err(e) => Err(e),
-                };
-                let _ = reply.send(result);
-            }
-            Command::ComputerStarted { version } => {
-                if self.thinking.as_ref().is_some_and(|(v, _)| *v == version) {
-                    self.table.credit_held_clock(room_ms(), false);
-                }
-            }
-            Command::ComputerTurn {
-                version,
-                turn,
-                thought_ms,
-            } => {
-                self.play_computer_turn(rooms, version, turn, thought_ms)
-                    .await
-            }
-        }
-    }
-
-    /// A player's action: decided by the core, then executed. The ask that starts a rematch
-    /// creates a game, which `from` is charged for. Answers a rematch with the actor's seat in
-    /// it, once it has started.
-    pub(super) async fn act(
-        &mut self,
-        rooms: &Rooms,
-        actor: Actor,
-        from: IpAddr,
-        action: Action,
-    ) -> Result<Option<SeatGrant>, RoomError> {
-        // A rematch's seats are held by the players' secrets of this game.
-        let secret = match &actor {
-            Actor::Secret(secret) => secret.clone(),
-            Actor::Seat(_) => None,
-        };
-        let seat = self.seat_for(actor)?;
-        let now = room_ms();
-        let ask = match action {
-            Action::Turn(text) => Ask::Turn { seat, text },
-            Action::End(ending) => Ask::End { seat, ending },
-            Action::Draw(action) => Ask::Draw { seat, action },
-            Action::Takeback(action) => Ask::Takeback { seat, action },
-            Action::RematchDecline => Ask::RematchDecline { seat },
-            Action::Name(name) => Ask::Name { seat, name },
-            Action::Cancel => Ask::Cancel { seat },
-            Action::Rematch => Ask::Rematch {
-                seat,
-                fresh: Fresh {
-                    id: secrets::new_id(now),
-                },
-            },
-        };
-        let rematch = matches!(ask, Ask::Rematch { .. });
-        let plan = self.table.decide(ask, now)?;
-        if let Some(Plan {
-            change: Change::Rematch(_),
-            ..
-        }) = &plan
-        {
-            rooms.charge(from, self.table.against_computer())?;
-        }
-        let asked_again = rematch && plan.is_none() && self.table.rematch.is_some();
-        self.execute(rooms, plan).await?;
-        self.answer_for_computer(rooms, seat, from).await;
-        if asked_again {
-            // Whoever has not gone to their seat yet (after a restart, say) is sent there again.
-            self.announce_rematch();
-        }
-        Ok(rematch
-            .then(|| self.table.rematch_seat(seat, secret?))
-            .flatten())
-    }
-
-    /// The seat an actor holds, or why it holds none. A player acting over HTTP is there now,
-    /// as far as an absence claim is concerned.
-    fn seat_for(&mut self, actor: Actor) -> Result<crate::rules::Color, RoomError> {
-        let seat = match actor {
-            Actor::Seat(seat) => seat,
-            Actor::Secret(None) => return Err(RoomError::Unauthenticated),
-            Actor::Secret(Some(secret)) => self.table.seat_of_secret(&secret),
-        }
-        .ok_or(RoomError::NotSeated)?;
-        if let Some(since) = &mut self.table.away_since[seat.index()] {
-            *since = room_ms();
-        }
-        Ok(seat)
-    }
-
-    async fn join(
-        &mut self,
-        rooms: &Rooms,
-        name: Option<crate::protocol::PlayerName>,
-    ) -> Result<SeatGrant, RoomError> {
-        let secret = secrets::new_secret();
-        let ask = Ask::Join {
-            hash: secrets::hash(&secret),
-            name,
-        };
-        let plan = self.table.decide(ask, room_ms())?;
-        self.execute(rooms, plan).await?;
-        let color = self
-            .table
-            .seat_of_secret(&secret)
-            .ok_or(RoomError::SeatsTaken)?;
-        Ok(SeatGrant {
-            id: self.table.id.clone(),
-            color,
-            secret,
-        })
-    }
-
-    /// Moves the seat whose secret hashes to `hash` to `browser` with a new secret: once it is
-    /// stored, the connections that held the seat by the old secret are closed, told why.
-    async fn move_seat(
-        &mut self,
-        rooms: &Rooms,
-        hash: &str,
-        browser: String,
-    ) -> Result<SeatGrant, RoomError> {
-        let seat = self.table.seat_of_hash(hash).ok_or(RoomError::NotSeated)?;
-        let secret = secrets::new_secret();
-        let ask = Ask::MoveSeat {
-            seat,
-            to_hash: secrets::hash(&secret),
-            browser,
-        };
-        let plan = self.table.decide(ask, room_ms())?;
-        self.execute(rooms, plan).await?;
-        for conn in self.conns.values().filter(|c| c.seat == Some(seat)) {
-            conn.outbox.close(
-                ErrorCode::SeatMoved,
-                RoomError::SeatMoved.to_string().as_str(),
-            );
-        }
-        Ok(SeatGrant {
-            id: self.table.id.clone(),
-            color: seat,
-            secret,
-        })
-    }
-
-    /// Ends an unfinished game as abandoned; false if it had ended (here or, as the store
-    /// said, elsewhere).
-    async fn abandon(&mut self, rooms: &Rooms) -> Result<bool, RoomError> {
-        let Some(plan) = self.table.decide(Ask::Abandon, room_ms())? else {
-            return Ok(false);
-        };
-        match self.execute(rooms, Some(plan)).await {
-            Ok(()) => Ok(true),
-            Err(e @ RoomError::Store(_)) => Err(e),
-            Err(_) => Ok(false),
-        }
-    }
-
     /// Ends the game if its deadline has passed. True if it ended now.
-    async fn settle_time(&mut self, rooms: &Rooms) -> bool {
+    pub(super) async fn settle_time(&mut self, rooms: &Rooms) -> bool {
         let Ok(Some(plan)) = self.table.decide(Ask::Expire, room_ms()) else {
             return false;
         };

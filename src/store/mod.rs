@@ -3,17 +3,21 @@
 //! `migrations/<backend>/`, with the same version numbers for both.
 //!
 //! Reads go straight to the pool (a game here, the lists the pages and the sweep want in
-//! `lists`). Writes go through one writer task (`writer`) that commits the
-//! waiting writes of many games in one transaction and only then acknowledges each: a turn is
-//! durable before anyone hears of it, and durability costs one commit per batch, not per turn.
+//! `lists`). Writes ([`WriteOp`], each written by its own function in `ops`, behind the one
+//! fence in `tx`) go through one writer task (`writer`) that commits the waiting writes of many
+//! games in one transaction and only then acknowledges each: a turn is durable before anyone
+//! hears of it, and durability costs one commit per batch, not per turn.
 //! Every write of a game carries the epoch of the instance that owns it ([`owners`]), and the
 //! SQL refuses one from an owner that has been replaced.
 
 pub mod backup;
+mod error;
+mod ops;
+mod tx;
+mod write_op;
 mod writer;
 
 use crate::metrics::Metrics;
-use compact_str::CompactString;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
@@ -24,6 +28,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
+pub use error::StoreError;
+pub use write_op::{OfferKind, SeatColumn, WriteOp};
 pub use writer::WriterStats;
 
 /// The SQLite writer's page cache, in KiB (SQLite's negative `cache_size`): 32 MiB, a few times
@@ -69,122 +75,6 @@ use records::{GameRecord, TurnRecord};
 pub(crate) enum Backend {
     Sqlite(SqlitePool),
     Postgres(PgPool),
-}
-
-/// Why the store failed. Callers treat every kind as "nothing was written". Cheap to clone:
-/// one failed batch fails every write in it.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum StoreError {
-    /// The `DATABASE_URL` names no backend we have.
-    #[error("DATABASE_URL '{0}' is neither sqlite:PATH nor postgres://...")]
-    BadUrl(String),
-    /// The database refused or failed.
-    #[error("database: {0}")]
-    Database(#[source] Arc<sqlx::Error>),
-    /// The migrations could not be applied.
-    #[error("migrating the database: {0}")]
-    Migrate(#[source] Arc<sqlx::migrate::MigrateError>),
-    /// The SQLite file's folder could not be made.
-    #[error("creating {path}: {source}")]
-    Folder {
-        /// The folder.
-        path: String,
-        /// Why.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// The writer has stopped (shutting down).
-    #[error("the store is shutting down")]
-    Closed,
-    /// Another process serves from this SQLite file: SQLite is for one instance; several
-    /// share a PostgreSQL database.
-    #[error(
-        "another merels process is using {path} (SQLite serves one instance; run several on \
-         PostgreSQL)"
-    )]
-    InUse {
-        /// The database file.
-        path: String,
-    },
-    /// A file could not be read, written or renamed.
-    #[error("{path}: {source}")]
-    File {
-        /// The file.
-        path: String,
-        /// Why.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// A backup was asked of a PostgreSQL database, which has tools of its own for it.
-    #[error(
-        "merels backup and restore copy an SQLite file; for PostgreSQL use pg_dump and \
-         pg_restore (README, Backups)"
-    )]
-    NotSqlite,
-    /// A backup would overwrite a file.
-    #[error("{0} exists already: name a new file")]
-    Exists(String),
-    /// A file to restore from (or back up) is not a whole merels database this build serves.
-    #[error("{path} is not a merels database to restore: {why}")]
-    NotABackup {
-        /// The file.
-        path: String,
-        /// What is wrong with it.
-        why: String,
-    },
-}
-
-impl StoreError {
-    /// Whether this is an outage of the database, to be waited out rather than a fault in what
-    /// was asked: the server unreachable or going away, a connection cut, no connection to be
-    /// had in time, the disk full. Clients hear `unavailable` (try again), not `internal`.
-    pub fn is_outage(&self) -> bool {
-        match self {
-            StoreError::Closed => true,
-            StoreError::Database(e) => is_outage(e),
-            _ => false,
-        }
-    }
-}
-
-/// Whether a database error says the database cannot serve now (see [`StoreError::is_outage`]).
-fn is_outage(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::Protocol(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed
-        | sqlx::Error::BeginFailed => true,
-        sqlx::Error::Database(db) => db.code().is_some_and(|code| outage_code(&code)),
-        _ => false,
-    }
-}
-
-/// PostgreSQL's SQLSTATE classes of a lost or refused connection (08), of a server out of
-/// resources (53) or shutting down or starting (57P), and of a system I/O error (58); SQLite's
-/// busy, locked, I/O, full and cannot-open results (its extended codes carry the primary one in
-/// the low byte).
-fn outage_code(code: &str) -> bool {
-    if let Ok(sqlite) = code.parse::<u32>() {
-        return matches!(sqlite & 0xff, 5 | 6 | 10 | 13 | 14);
-    }
-    ["08", "53", "57P", "58"]
-        .iter()
-        .any(|class| code.starts_with(class))
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Database(Arc::new(e))
-    }
-}
-
-impl From<sqlx::migrate::MigrateError> for StoreError {
-    fn from(e: sqlx::migrate::MigrateError) -> Self {
-        StoreError::Migrate(Arc::new(e))
-    }
 }
 
 /// A game as stored, without its turns.
@@ -291,220 +181,6 @@ pub struct GameEnd {
     pub result: String,
     /// The termination's record wording.
     pub termination: String,
-}
-
-/// Which seat column a write touches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SeatColumn {
-    /// `white_secret_hash`.
-    White,
-    /// `black_secret_hash`.
-    Black,
-}
-
-impl SeatColumn {
-    /// The seat's name as `seat_holders` keeps it: its colour's ([`crate::rules::Color::name`]).
-    pub fn name(self) -> &'static str {
-        match self {
-            SeatColumn::White => crate::rules::Color::White.name(),
-            SeatColumn::Black => crate::rules::Color::Black.name(),
-        }
-    }
-}
-
-/// The offers a game stores while they stand.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OfferKind {
-    /// A draw offer (while the game is on).
-    Draw,
-    /// A takeback request (while the game is on).
-    Takeback,
-    /// A rematch offer (after the end).
-    Rematch,
-}
-
-/// One write, applied in a batch by the writer. Each one that takes effect bumps the game's
-/// version ([`StoredGame::version`]) by one; a new game starts at the number of seats it fills.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WriteOp {
-    /// A new game. (Its row is boxed, as in [`WriteOp::StartRematch`]: it is several times the
-    /// size of the other writes, and a turn, the write made most, need not carry room for it.)
-    CreateGame(Box<GameRow>),
-    /// Takes an empty seat; false if it was taken already.
-    ClaimSeat {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// The seat.
-        seat: SeatColumn,
-        /// Hash of the new secret.
-        hash: String,
-        /// The name the new player gave, if any.
-        name: Option<String>,
-        /// When.
-        at: i64,
-        /// The clocks, started as this seat fills the game (timed games).
-        clock: Option<ClockRow>,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Stores a turn at its ply, and the end if it ended the game; false if the ply was taken.
-    AppendTurn {
-        /// The game. (Inline strings here: this is the write made most often, and an id or a
-        /// turn is short enough to need no allocation.)
-        id: CompactString,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// 0-based ply.
-        ply: i64,
-        /// The turn in notation.
-        notation: CompactString,
-        /// When.
-        at: i64,
-        /// In a timed game, both clocks (White's, Black's) right after the turn.
-        clock: Option<[i64; 2]>,
-        /// The end this turn brought.
-        end: Option<GameEnd>,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Sets or clears a pending offer: a draw or takeback of an unfinished game, a rematch of a
-    /// finished one; false if the game is not in that state.
-    SetOffer {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// Which offer.
-        kind: OfferKind,
-        /// The side offering and the ply, or `None` to clear.
-        by: Option<(String, i64)>,
-        /// When.
-        at: i64,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Takes back every turn from `from_ply` on (an accepted takeback), clearing the offers;
-    /// false if the game ended.
-    TakeBack {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// The first ply removed.
-        from_ply: i64,
-        /// When.
-        at: i64,
-        /// The clocks as they stood when the takeback was accepted (timed games).
-        clock: Option<ClockRow>,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Ends a game for a reason off the board; false if it had ended already.
-    Finish {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// How it ended.
-        end: GameEnd,
-        /// When.
-        at: i64,
-        /// The clocks as they stood at the end (timed games).
-        clock: Option<ClockRow>,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// A line of chat; false if its number was taken or is not the next (another writer was
-    /// first). A chat is not part of the game: its lines leave the version alone.
-    Chat {
-        /// The line.
-        line: Box<ChatRow>,
-        /// The number of the oldest line of its chat to keep: those before it were pushed out
-        /// by this one, and are deleted with its write.
-        keep_from: i64,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Names a seat's player (or names them anew); false if the game moved on meanwhile.
-    SetName {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// The seat.
-        seat: SeatColumn,
-        /// The name, checked already (by the protocol's `PlayerName`).
-        name: String,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Stores a one-time hand-off code (clearing the expired ones); false if its game has as
-    /// many live codes as it may ([`HANDOFF_CODES_PER_GAME`]).
-    PutHandoff {
-        /// The code.
-        code: Box<HandoffRow>,
-        /// Now (ms): codes expired by then are cleared.
-        now: i64,
-    },
-    /// Takes a code, once: false if it was taken already or expired by `now`.
-    TakeHandoff {
-        /// Hex SHA-256 of the code.
-        code_hash: String,
-        /// Now (ms).
-        now: i64,
-    },
-    /// Moves a seat to another browser (a hand-off that moves it): its secret is replaced, and
-    /// the browsers that held it make way for the new one; false unless the seat still has the
-    /// old secret.
-    MoveSeat {
-        /// The game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// The seat.
-        seat: SeatColumn,
-        /// Hash of the secret it has now.
-        from_hash: String,
-        /// Hash of its new secret.
-        to_hash: String,
-        /// The browser that holds it now ([`holders`]).
-        browser: String,
-        /// When.
-        at: i64,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
-    /// Starts the rematch of a finished game: stores the new game and links the old one to it;
-    /// false if the old game already has a rematch.
-    StartRematch {
-        /// The finished game.
-        id: String,
-        /// The game's version as the writer last saw it ([`StoredGame::version`]): the write
-        /// is refused unless the game is still at it.
-        seen: i64,
-        /// The new game, both seats taken.
-        game: Box<GameRow>,
-        /// The epoch of the room that decided it: the write is refused unless its game is still
-        /// at that epoch (no other owner took the game since).
-        epoch: i64,
-    },
 }
 
 /// The store: a pool for reads and the writer for writes. Cheap to clone.

@@ -5,7 +5,9 @@
 //! A write that loses (a taken seat, a taken ply) is not an error: its statement changes no row,
 //! the others in the batch still commit, and its sender hears `false`.
 
-use super::{Backend, HANDOFF_CODES_PER_GAME, OfferKind, SeatColumn, StoreError, WriteOp, on_pool};
+use super::ops;
+use super::tx::{Tx, on_tx};
+use super::{Backend, StoreError, WriteOp, on_pool};
 use crate::metrics::Metrics;
 use sqlx::pool::PoolConnection;
 use sqlx::{Connection, PgConnection, Postgres, Sqlite, SqliteConnection};
@@ -96,16 +98,6 @@ pub(super) fn spawn(
     tx
 }
 
-/// Runs `$body` with `$conn` bound to the held connection, whichever the backend.
-macro_rules! on_held {
-    ($held:expr, $conn:ident => $body:expr) => {
-        match $held {
-            Held::Sqlite($conn) => $body,
-            Held::Postgres($conn) => $body,
-        }
-    };
-}
-
 /// The writer's own connection.
 enum Held {
     Sqlite(PoolConnection<Sqlite>),
@@ -117,6 +109,14 @@ impl Held {
         Ok(match backend {
             Backend::Sqlite(pool) => Held::Sqlite(pool.acquire().await?),
             Backend::Postgres(pool) => Held::Postgres(pool.acquire().await?),
+        })
+    }
+
+    /// Begins a transaction on the held connection.
+    async fn begin(&mut self) -> Result<Tx<'_>, sqlx::Error> {
+        Ok(match self {
+            Held::Sqlite(conn) => Tx::Sqlite(conn.begin().await?),
+            Held::Postgres(conn) => Tx::Postgres(conn.begin().await?),
         })
     }
 }
@@ -144,414 +144,54 @@ async fn try_batch(
     ops: &[&WriteOp],
     together: bool,
 ) -> Result<Option<Vec<bool>>, sqlx::Error> {
-    on_held!(conn, conn => {
-        let mut tx = conn.begin().await?;
-        let mut applied = vec![false; ops.len()];
-        let mut plain = Vec::new();
-        for (i, op) in ops.iter().enumerate() {
-            if together && matches!(op, WriteOp::AppendTurn { end: None, .. }) {
-                plain.push(i);
-                continue;
-            }
-            applied[i] = match op {
-                    WriteOp::CreateGame(g) | WriteOp::StartRematch { game: g, .. } => {
-                        let linked = match op {
-                            WriteOp::StartRematch { id, game, seen, epoch } => {
-                                (*tx).lock_game(id).await?;
-                                sqlx::query(
-                                    "UPDATE games SET rematch_id = $1, rematch_offer_by = NULL, \
-                                     updated_at = $2, version = version + 1 WHERE id = $3 \
-                                     AND status = 'finished' AND rematch_id IS NULL AND epoch = $5 \
-                                     AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4",
-                                )
-                                .bind(&game.id)
-                                .bind(game.created_at)
-                                .bind(id)
-                                .bind(seen)
-                                .bind(epoch)
-                                .execute(&mut *tx)
-                                .await?
-                                .rows_affected()
-                                    == 1
-                            }
-                            _ => true,
-                        };
-                        linked
-                            && sqlx::query(
-                                "INSERT INTO games (id, variant, options, time_control, \
-                                 white_secret_hash, black_secret_hash, status, result, termination, \
-                                 created_at, updated_at, version, clock_white_ms, clock_black_ms, \
-                                 clock_at, open_challenge, owner, epoch, listed_until, created_from, \
-                                 white_name, black_name) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
-                                 $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, \
-                                 $22) ON CONFLICT DO NOTHING",
-                            )
-                            .bind(&g.id)
-                            .bind(&g.variant)
-                            .bind(&g.options)
-                            .bind(&g.time_control)
-                            .bind(&g.white_secret_hash)
-                            .bind(&g.black_secret_hash)
-                            .bind(&g.status)
-                            .bind(&g.result)
-                            .bind(&g.termination)
-                            .bind(g.created_at)
-                            .bind(g.updated_at)
-                            .bind(g.version)
-                            .bind(g.clock.map(|c| c.white_ms))
-                            .bind(g.clock.map(|c| c.black_ms))
-                            .bind(g.clock.map(|c| c.at))
-                            .bind(g.open_challenge)
-                            .bind(&g.owner)
-                            .bind(g.epoch)
-                            .bind(g.listed_until)
-                            .bind(&g.created_from)
-                            .bind(&g.white_name)
-                            .bind(&g.black_name)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected()
-                                == 1
-                    }
-                    WriteOp::ClaimSeat { id, seat, hash, name, at, clock, seen, epoch } => {
-                        let sql = match seat {
-                            SeatColumn::White => {
-                                "UPDATE games SET white_secret_hash = $1, white_name = $9, \
-                                 status = 'playing', \
-                                 updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
-                                 clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND white_secret_hash IS NULL AND epoch = $8 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
-                            }
-                            SeatColumn::Black => {
-                                "UPDATE games SET black_secret_hash = $1, black_name = $9, \
-                                 status = 'playing', \
-                                 updated_at = $2, clock_white_ms = $3, clock_black_ms = $4, \
-                                 clock_at = $5, version = version + 1 WHERE id = $6 \
-                                 AND status = 'waiting' AND black_secret_hash IS NULL AND epoch = $8 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $6) = $7"
-                            }
-                        };
-                        (*tx).lock_game(id).await?;
-                        sqlx::query(sql)
-                            .bind(hash)
-                            .bind(at)
-                            .bind(clock.map(|c| c.white_ms))
-                            .bind(clock.map(|c| c.black_ms))
-                            .bind(clock.map(|c| c.at))
-                            .bind(id)
-                            .bind(seen)
-                            .bind(epoch)
-                            .bind(name)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected()
-                            == 1
-                    }
-                    WriteOp::SetName { id, seat, name, seen, epoch } => {
-                        // A name is the seat's, so it changes the game's version (clients see
-                        // it in the state), but not when the game last changed in play.
-                        let sql = match seat {
-                            SeatColumn::White => {
-                                "UPDATE games SET white_name = $1, version = version + 1 \
-                                 WHERE id = $2 AND white_secret_hash IS NOT NULL AND epoch = $4 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $2) = $3"
-                            }
-                            SeatColumn::Black => {
-                                "UPDATE games SET black_name = $1, version = version + 1 \
-                                 WHERE id = $2 AND black_secret_hash IS NOT NULL AND epoch = $4 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $2) = $3"
-                            }
-                        };
-                        (*tx).lock_game(id).await?;
-                        sqlx::query(sql)
-                            .bind(name)
-                            .bind(id)
-                            .bind(seen)
-                            .bind(epoch)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected()
-                            == 1
-                    }
-                    // A turn on its own; one that ends its game is stored with the end.
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, end, seen, epoch } => {
-                        let inserted = sqlx::query(
-                            "INSERT INTO turns (game_id, ply, notation, played_at, white_ms, \
-                             black_ms, base_version, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
-                             ON CONFLICT DO NOTHING",
-                        )
-                        .bind(id.as_str())
-                        .bind(*ply as i32)
-                        .bind(notation.as_str())
-                        .bind(at)
-                        .bind(clock.map(|c| c[0]))
-                        .bind(clock.map(|c| c[1]))
-                        .bind(seen - ply)
-                        .bind(epoch)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1;
-                        if let (true, Some(end)) = (inserted, end) {
-                            sqlx::query(
-                                "UPDATE games SET updated_at = $1, status = 'finished', \
-                                 result = $2, termination = $3 WHERE id = $4 AND epoch = $5",
-                            )
-                            .bind(at)
-                            .bind(&end.result)
-                            .bind(&end.termination)
-                            .bind(id.as_str())
-                            .bind(epoch)
-                            .execute(&mut *tx)
-                            .await?;
-                        }
-                        inserted
-                    }
-                    WriteOp::SetOffer { id, kind, by, at, seen, epoch } => {
-                        let sql = match kind {
-                            OfferKind::Draw => {
-                                "UPDATE games SET draw_offer_by = $1, draw_offer_ply = $2, \
-                                 updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished' AND epoch = $6 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
-                            }
-                            OfferKind::Takeback => {
-                                "UPDATE games SET takeback_offer_by = $1, takeback_offer_ply = $2, \
-                                 updated_at = $3, version = version + 1 WHERE id = $4 \
-                                 AND status <> 'finished' AND epoch = $6 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $4) = $5"
-                            }
-                            OfferKind::Rematch => {
-                                "UPDATE games SET rematch_offer_by = $1, updated_at = $2, \
-                                 version = version + 1 WHERE id = $3 \
-                                 AND status = 'finished' AND rematch_id IS NULL AND epoch = $5 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $4"
-                            }
-                        };
-                        (*tx).lock_game(id).await?;
-                        let mut query = sqlx::query(sql).bind(by.as_ref().map(|(by, _)| by.clone()));
-                        // A rematch offer comes after the end: it has no ply.
-                        if *kind != OfferKind::Rematch {
-                            query = query.bind(by.as_ref().map(|(_, ply)| *ply));
-                        }
-                        query
-                            .bind(at)
-                            .bind(id)
-                            .bind(seen)
-                            .bind(epoch)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected()
-                            == 1
-                    }
-                    WriteOp::TakeBack { id, from_ply, at, clock, seen, epoch } => {
-                        // The version keeps the turns it takes back, so that it never goes back.
-                        (*tx).lock_game(id).await?;
-                        let open = sqlx::query(
-                            "UPDATE games SET updated_at = $1, draw_offer_by = NULL, \
-                             draw_offer_ply = NULL, takeback_offer_by = NULL, \
-                             takeback_offer_ply = NULL, clock_white_ms = $2, clock_black_ms = $3, \
-                             clock_at = $4, version = version + 1 + (SELECT COUNT(*) FROM turns \
-                             WHERE game_id = $5 AND ply >= $6) \
-                             WHERE id = $5 AND status = 'playing' AND epoch = $8 \
-                             AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $5) = $7",
-                        )
-                        .bind(at)
-                        .bind(clock.map(|c| c.white_ms))
-                        .bind(clock.map(|c| c.black_ms))
-                        .bind(clock.map(|c| c.at))
-                        .bind(id)
-                        .bind(*from_ply as i32)
-                        .bind(seen)
-                        .bind(epoch)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1;
-                        if open {
-                            sqlx::query("DELETE FROM turns WHERE game_id = $1 AND ply >= $2")
-                                .bind(id)
-                                .bind(*from_ply as i32)
-                                .execute(&mut *tx)
-                                .await?;
-                        }
-                        open
-                    }
-                    WriteOp::Chat {
-                        line,
-                        keep_from,
-                        epoch,
-                    } => {
-                        // Only the next number of its chat, so that a chat has no gaps; and only
-                        // from the game's owner. Then the lines it pushed out go.
-                        let said = sqlx::query(
-                            "INSERT INTO chat_lines (game_id, room, seq, author, body, said_at, \
-                             author_name) \
-                             SELECT $1, $2, $3, $4, $5, $6, $8 WHERE $3 = 1 + COALESCE((SELECT \
-                             MAX(seq) FROM chat_lines WHERE game_id = $1 AND room = $2), 0) \
-                             AND EXISTS (SELECT 1 FROM games WHERE id = $1 AND epoch = $7) \
-                             ON CONFLICT DO NOTHING",
-                        )
-                        .bind(&line.game_id)
-                        .bind(&line.room)
-                        .bind(line.seq as i32)
-                        .bind(&line.author)
-                        .bind(&line.body)
-                        .bind(line.said_at)
-                        .bind(epoch)
-                        .bind(&line.author_name)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1;
-                        if said {
-                            sqlx::query(
-                                "DELETE FROM chat_lines WHERE game_id = $1 AND room = $2 \
-                                 AND seq < $3",
-                            )
-                            .bind(&line.game_id)
-                            .bind(&line.room)
-                            .bind(*keep_from as i32)
-                            .execute(&mut *tx)
-                            .await?;
-                        }
-                        said
-                    }
-                    WriteOp::PutHandoff { code, now } => {
-                        sqlx::query("DELETE FROM handoff_codes WHERE expires_at <= $1")
-                            .bind(now)
-                            .execute(&mut *tx)
-                            .await?;
-                        sqlx::query(
-                            "INSERT INTO handoff_codes (code_hash, game_id, sealed, expires_at, keeps) \
-                             SELECT $1, $2, $3, $4, $6 WHERE (SELECT COUNT(*) FROM handoff_codes \
-                             WHERE game_id = $2) < $5 ON CONFLICT DO NOTHING",
-                        )
-                        .bind(&code.code_hash)
-                        .bind(&code.game_id)
-                        .bind(&code.sealed)
-                        .bind(code.expires_at)
-                        .bind(HANDOFF_CODES_PER_GAME)
-                        .bind(code.keeps)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1
-                    }
-                    WriteOp::MoveSeat { id, seen, seat, from_hash, to_hash, browser, at, epoch } => {
-                        let sql = match seat {
-                            SeatColumn::White => {
-                                "UPDATE games SET white_secret_hash = $1, updated_at = $2, \
-                                 version = version + 1 WHERE id = $3 AND white_secret_hash = $4 \
-                                 AND epoch = $6 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $5"
-                            }
-                            SeatColumn::Black => {
-                                "UPDATE games SET black_secret_hash = $1, updated_at = $2, \
-                                 version = version + 1 WHERE id = $3 AND black_secret_hash = $4 \
-                                 AND epoch = $6 \
-                                 AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $3) = $5"
-                            }
-                        };
-                        (*tx).lock_game(id).await?;
-                        let moved = sqlx::query(sql)
-                            .bind(to_hash)
-                            .bind(at)
-                            .bind(id)
-                            .bind(from_hash)
-                            .bind(seen)
-                            .bind(epoch)
-                            .execute(&mut *tx)
-                            .await?
-                            .rows_affected()
-                            == 1;
-                        if moved {
-                            sqlx::query("DELETE FROM seat_holders WHERE game_id = $1 AND seat = $2")
-                                .bind(id)
-                                .bind(seat.name())
-                                .execute(&mut *tx)
-                                .await?;
-                            sqlx::query(
-                                "INSERT INTO seat_holders (browser, game_id, seat, since) \
-                                 VALUES ($1, $2, $3, $4)",
-                            )
-                            .bind(browser)
-                            .bind(id)
-                            .bind(seat.name())
-                            .bind(at)
-                            .execute(&mut *tx)
-                            .await?;
-                        }
-                        moved
-                    }
-                    WriteOp::TakeHandoff { code_hash, now } => {
-                        sqlx::query(
-                            "DELETE FROM handoff_codes WHERE code_hash = $1 AND expires_at > $2",
-                        )
-                        .bind(code_hash)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1
-                    }
-                    WriteOp::Finish { id, end, at, clock, seen, epoch } => {
-                        (*tx).lock_game(id).await?;
-                        sqlx::query(
-                            "UPDATE games SET status = 'finished', result = $1, termination = $2, \
-                             updated_at = $3, clock_white_ms = COALESCE($4, clock_white_ms), \
-                             clock_black_ms = COALESCE($5, clock_black_ms), \
-                             clock_at = COALESCE($6, clock_at), version = version + 1 \
-                             WHERE id = $7 AND status <> 'finished' AND epoch = $9 \
-                             AND version + (SELECT COUNT(*) FROM turns WHERE game_id = $7) = $8",
-                        )
-                        .bind(&end.result)
-                        .bind(&end.termination)
-                        .bind(at)
-                        .bind(clock.map(|c| c.white_ms))
-                        .bind(clock.map(|c| c.black_ms))
-                        .bind(clock.map(|c| c.at))
-                        .bind(id)
-                        .bind(seen)
-                        .bind(epoch)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1
-                    }
-            };
+    let mut tx = conn.begin().await?;
+    let mut applied = vec![false; ops.len()];
+    let mut plain = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        if together && matches!(op, WriteOp::AppendTurn { end: None, .. }) {
+            plain.push(i);
+        } else {
+            applied[i] = ops::apply(&mut tx, op).await?;
         }
-        if !plain.is_empty() {
-            let rows: Vec<PlainTurn> = plain
-                .iter()
-                .map(|&i| match ops[i] {
-                    WriteOp::AppendTurn { id, ply, notation, at, clock, seen, epoch, .. } => PlainTurn(
-                        id.as_str(),
-                        *ply as i32,
-                        notation.as_str(),
-                        *at,
-                        clock.map(|c| c[0]),
-                        clock.map(|c| c[1]),
-                        seen - ply,
-                        *epoch,
-                    ),
-                    _ => unreachable!("only plain turns are gathered"),
-                })
-                .collect();
-            let stored = (*tx).insert_turns(&rows).await?;
-            if stored != plain.len() as u64 {
-                tx.rollback().await?;
-                return Ok(None);
-            }
-            // The game's row is not touched: a turn counts in the game's version by being there.
-            for &i in &plain {
-                applied[i] = true;
-            }
+    }
+    if !plain.is_empty() {
+        let rows: Vec<PlainTurn> = plain
+            .iter()
+            .map(|&i| match ops[i] {
+                WriteOp::AppendTurn {
+                    id,
+                    ply,
+                    notation,
+                    at,
+                    clock,
+                    seen,
+                    epoch,
+                    ..
+                } => PlainTurn(
+                    id.as_str(),
+                    *ply as i32,
+                    notation.as_str(),
+                    *at,
+                    clock.map(|c| c[0]),
+                    clock.map(|c| c[1]),
+                    seen - ply,
+                    *epoch,
+                ),
+                _ => unreachable!("only plain turns are gathered"),
+            })
+            .collect();
+        let stored = on_tx!(&mut tx, conn => conn.insert_turns(&rows).await?);
+        if stored != plain.len() as u64 {
+            tx.rollback().await?;
+            return Ok(None);
         }
-        tx.commit().await?;
-        Ok(Some(applied))
-    })
+        // The game's row is not touched: a turn counts in the game's version by being there.
+        for &i in &plain {
+            applied[i] = true;
+        }
+    }
+    tx.commit().await?;
+    Ok(Some(applied))
 }
 
 /// A plain turn's columns, in the order of the `turns` table: game, ply, notation, time,
@@ -656,31 +296,6 @@ impl InsertTurns for PgConnection {
         .execute(self)
         .await?
         .rows_affected())
-    }
-}
-
-/// Taken before a write that checks a game's version. PostgreSQL locks the game's row: a turn
-/// share-locks it in its trigger, so the lock waits for any turn of the game in flight, and the
-/// check, a statement of its own after the lock, sees what that turn committed (under READ
-/// COMMITTED a statement that merely waited would check against its older snapshot). SQLite
-/// writes one transaction at a time and needs nothing.
-trait LockGame {
-    fn lock_game(&mut self, id: &str) -> impl Future<Output = Result<(), sqlx::Error>> + Send;
-}
-
-impl LockGame for SqliteConnection {
-    async fn lock_game(&mut self, _id: &str) -> Result<(), sqlx::Error> {
-        Ok(())
-    }
-}
-
-impl LockGame for PgConnection {
-    async fn lock_game(&mut self, id: &str) -> Result<(), sqlx::Error> {
-        sqlx::query("SELECT 1 FROM games WHERE id = $1 FOR NO KEY UPDATE")
-            .bind(id)
-            .execute(self)
-            .await?;
-        Ok(())
     }
 }
 
