@@ -155,12 +155,7 @@ async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapp
     let driver = Driver::start().await;
     let (first, second, seat) =
         seated_pair(&server, &driver, "five-mens-morris", ["first", "second"]).await;
-    let watcher = driver.browser("watcher", 1000, 800).await;
-    watcher
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&watcher, "#you", "You are watching.").await;
+    let watcher = watcher(&server, &driver, &seat.id).await;
     let resign = second.find(Locator::Css("#resign")).await.unwrap();
     resign.click().await.unwrap();
     wait_text(&second, "#resign", "Click again").await;
