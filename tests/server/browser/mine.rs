@@ -3,37 +3,29 @@
 
 use super::*;
 
-/// Reads the one-time link the page made, once it is there.
-async fn made_link(c: &Client) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let value = c
-            .execute(
-                "return document.getElementById('handoff-link').value",
-                vec![],
-            )
-            .await
-            .unwrap();
-        let value = value.as_str().unwrap_or("").to_string();
-        if value.contains("#code=") {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "no link was made: {value}");
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
-    let first = driver.browser("first", 1000, 800).await;
+    let first = driver.screen("first", 1280, 800).await;
     let second = driver.phone("second").await;
     let seat = http.create("six-mens-morris", "white").await;
     http.join(&seat.id).await;
     first.goto(&seat_link(&server, &seat).await).await.unwrap();
+    wait_text(&first, "#you", "You play white.").await;
+    // The first browser's list has the game, its turn.
+    first
+        .goto(&format!("{}/my-games", server.base))
+        .await
+        .unwrap();
+    wait_text(&first, "#mine-open li", "you play white: your turn").await;
+    screenshot_of(&first, "#my-games", "my-games-desktop.png").await;
+    first
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
     wait_text(&first, "#you", "You play white.").await;
 
     // The choice comes first, in plain words; the link made says what it does.
