@@ -579,7 +579,7 @@ function render() {
       // The waiting survives the page: its creator may close it and come back by My games.
       status.textContent =
         hello && hello.seat
-          ? 'Waiting for an opponent: send them the link below (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
+          ? 'Waiting for an opponent: send them the link above (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
           : 'Waiting for an opponent: send them the link.';
     } else if (view !== null) {
       status.textContent = `Looking back: the position after turn ${view} of ${n}.`;

@@ -171,7 +171,12 @@ async fn notifications_are_offered_while_waiting_in_every_game() {
             .await
             .unwrap();
         press_when_shown(&friend, "#take-seat").await;
-        wait_text(&page, "#notice", "Black has taken the seat: the game begins.").await;
+        wait_text(
+            &page,
+            "#notice",
+            "Black has taken the seat: the game begins.",
+        )
+        .await;
         screenshot_of(&page, "#notice", &format!("arrival-{size}.png")).await;
         page.close().await.unwrap();
         friend.close().await.unwrap();

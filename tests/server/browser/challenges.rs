@@ -130,7 +130,15 @@ async fn a_game_that_never_started_offers_a_new_one_not_a_rematch() {
     creator.refresh().await.unwrap();
     offers_only_a_new_start(&creator, expired).await;
 
-    start_from_home(&creator, &server, "nine-mens-morris", &[], "black", "friend").await;
+    start_from_home(
+        &creator,
+        &server,
+        "nine-mens-morris",
+        &[],
+        "black",
+        "friend",
+    )
+    .await;
     wait_text(&creator, "#you", "You play black.").await;
     let cancel = creator.find(Locator::Css("#cancel")).await.unwrap();
     cancel.click().await.unwrap();
