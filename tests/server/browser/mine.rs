@@ -3,6 +3,14 @@
 
 use super::*;
 
+/// Opens My games in `c` and waits until it lists White's turn in the game, then saves a
+/// screenshot of the list as `file`.
+async fn lists_my_turn(c: &Client, server: &TestServer, file: &str) {
+    c.goto(&format!("{}/my-games", server.base)).await.unwrap();
+    wait_text(c, "#mine-open li", "you play white: your turn").await;
+    screenshot_of(c, "#my-games", file).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     let _turn = one_at_a_time().await;
@@ -16,12 +24,7 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     first.goto(&seat_link(&server, &seat).await).await.unwrap();
     wait_text(&first, "#you", "You play white.").await;
     // The first browser's list has the game, its turn.
-    first
-        .goto(&format!("{}/my-games", server.base))
-        .await
-        .unwrap();
-    wait_text(&first, "#mine-open li", "you play white: your turn").await;
-    screenshot_of(&first, "#my-games", "my-games-desktop.png").await;
+    lists_my_turn(&first, &server, "my-games-desktop.png").await;
     first
         .goto(&format!("{}/g/{}", server.base, seat.id))
         .await
@@ -57,12 +60,7 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     wait_text(&first, "#you", "You are watching.").await;
 
     // My games: the new holder lists it (its turn), the old one no longer does.
-    second
-        .goto(&format!("{}/my-games", server.base))
-        .await
-        .unwrap();
-    wait_text(&second, "#mine-open li", "you play white: your turn").await;
-    screenshot_of(&second, "#my-games", "my-games-phone.png").await;
+    lists_my_turn(&second, &server, "my-games-phone.png").await;
     first
         .goto(&format!("{}/my-games", server.base))
         .await

@@ -277,6 +277,18 @@ async fn seated_pair(
     seated_pair_timed(server, driver, variant, names, "untimed").await
 }
 
+/// [`seated_pair`] and a spectator's browser: White's, Black's, the spectator's, and White's seat.
+async fn seated_pair_watched(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+) -> (Client, Client, Client, crate::harness::Seat) {
+    let (white, black, seat) = seated_pair(server, driver, variant, names).await;
+    let watcher = watcher(server, driver, &seat.id).await;
+    (white, black, watcher, seat)
+}
+
 /// [`seated_pair`] with a time control.
 async fn seated_pair_timed(
     server: &TestServer,
