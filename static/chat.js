@@ -42,6 +42,7 @@ export class Chat {
     this.heard = { players: false, spectators: false }; // what the server says we hear
     this.awaiting = true; // a chat_history is on its way (one follows every connect and sync)
     this.againstComputer = false;
+    this.calledOff = false;
     this.choice = remembered();
     $('chat-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
@@ -94,6 +95,14 @@ export class Chat {
   opponentIsComputer(yes) {
     if (yes === this.againstComputer) return;
     this.againstComputer = yes;
+    this.draw();
+  }
+
+  // Whether the game was called off before it began: its players are offered a new game, not a
+  // chat with an opponent who never played.
+  neverStarted(yes) {
+    if (yes === this.calledOff) return;
+    this.calledOff = yes;
     this.draw();
   }
 
@@ -189,6 +198,6 @@ export class Chat {
     list.hidden = shown.length === 0;
     list.scrollTop = list.scrollHeight;
     $('chat-muted').hidden = !(muted && talks);
-    section.hidden = false;
+    section.hidden = player && this.calledOff;
   }
 }

@@ -13,7 +13,7 @@ import { Notifier, overDays } from './notify.js';
 import { NameForm, nameNode, rememberedName } from './name.js';
 import { GameSocket } from './socket.js';
 import { Sounds } from './sound.js';
-import { outcome, position, seatWords, showClocks, take } from './state.js';
+import { calledOff, outcome, position, seatWords, showClocks, take } from './state.js';
 
 const root = document.getElementById('game');
 const pageTitle = document.title;
@@ -155,6 +155,7 @@ function receive(msg) {
       // its way is the line's: said in the chat. The banner is for the game's errors and its end.
       if (nameForm.error(msg)) break;
       if (sentAt === null && chat.error(msg)) break;
+      endedHere = null; // an end asked for and refused did not end the game
       showError(msg.message);
       sentAt = null;
       pending = null;
@@ -261,6 +262,7 @@ function arrived(before) {
   nameForm.state(state);
   maybeJoin();
   chat.opponentIsComputer(!!(hello && hello.seat && state.seats[hello.seat === 'white' ? 'black' : 'white'].computer));
+  chat.neverStarted(calledOff(state));
   showPreparing();
 }
 
@@ -577,7 +579,7 @@ function render() {
       // The waiting survives the page: its creator may close it and come back by My games.
       status.textContent =
         hello && hello.seat
-          ? 'Waiting for an opponent: send them the link below (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
+          ? 'Waiting for an opponent: send them the link above (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
           : 'Waiting for an opponent: send them the link.';
     } else if (view !== null) {
       status.textContent = `Looking back: the position after turn ${view} of ${n}.`;
@@ -592,7 +594,9 @@ function render() {
   // Resign and abort, for the seated players of a game that is on. Abort only before both
   // players have moved. Each asks once more before it acts.
   const seated = hello && hello.seat && state.status !== 'finished';
-  const over = hello && hello.seat && state.status === 'finished' && !state.rematch;
+  // A game called off before it began has nothing to play again: its page offers the open
+  // challenges and a new game instead (showCalledOff).
+  const over = hello && hello.seat && state.status === 'finished' && !state.rematch && !calledOff(state);
   $('actions').hidden = !seated && !over;
   const rematch = $('rematch');
   rematch.hidden = !over;
@@ -749,22 +753,25 @@ document.addEventListener('keydown', (ev) => {
 });
 
 // A player whose game was called off before it began (the opponent never came, or never came
-// back) is told so, and offered the open challenges, once.
+// back, the challenge was cancelled or expired, a player aborted it) is told why, and offered
+// the open challenges and a new game, once.
 let calledOffShown = false;
+let endedHere = null; // the end this page asked for ('cancel' or 'abort'), to say it was theirs
 async function showCalledOff() {
   const box = $('called-off');
-  const off = hello && hello.seat && state.status === 'finished' && state.termination === 'aborted';
-  if (!off) {
+  if (!hello || !hello.seat || !calledOff(state)) {
     box.hidden = true;
     return;
   }
   if (calledOffShown) return;
   calledOffShown = true;
-  const other = hello.seat === 'white' ? 'black' : 'white';
-  const gone = state.seats[other].taken && !state.seats[other].connected;
-  $('called-off-text').textContent = gone
-    ? 'Your opponent did not come back, so the game was called off: nobody lost.'
-    : 'The game was called off: nobody lost.';
+  const other = state.seats[hello.seat === 'white' ? 'black' : 'white'];
+  let why = 'The game was called off before it began: nobody lost.';
+  if (endedHere === 'cancel') why = 'You cancelled the game: nobody lost.';
+  else if (endedHere === 'abort') why = 'You aborted the game before it began: nobody lost.';
+  else if (!other.taken) why = 'Nobody took the other seat, so the game was called off: nobody lost.';
+  else if (!other.connected) why = 'Your opponent did not come back, so the game was called off: nobody lost.';
+  $('called-off-text').textContent = why;
   box.hidden = false;
   const list = $('called-off-list');
   try {
@@ -806,7 +813,7 @@ for (const [button, type, label] of [
     }
     el.dataset.armed = '';
     el.textContent = label;
-    socket.send({ type });
+    if (socket.send({ type }) && type !== 'resign') endedHere = type;
   });
 }
 

@@ -3,6 +3,8 @@
 // isolated with <bdi> so that a right-to-left name cannot reorder the line around it. The server
 // checks every name (docs/protocol.md, "Names"); a refused one is said under the form.
 
+import { calledOff } from './state.js';
+
 const KEY = 'merels.name';
 
 // The name this browser remembers, or ''.
@@ -54,6 +56,9 @@ export class NameForm {
   // without the remembered name gets it, once per connection.
   state(state) {
     if (!this.seat) return;
+    // Nobody played a game called off before it began: there is nothing to name.
+    this.form.hidden = calledOff(state);
+    if (this.form.hidden) return;
     const mine = state.seats[this.seat].name || '';
     if (this.asked !== null && this.asked.replace(/ +/g, ' ').normalize('NFC') === mine) {
       try {

@@ -72,6 +72,13 @@ export function seatWords(state, side, me) {
   return { who, online };
 }
 
+// Whether the game was called off before it began (aborted: the opponent never came or never
+// came back, the challenge was cancelled or expired, or a player aborted before both had
+// moved). Nobody played it, so its page offers no rematch, name or players' chat.
+export function calledOff(state) {
+  return state.status === 'finished' && state.termination === 'aborted';
+}
+
 // How a finished game ended, as the server words it, with the result (an aborted game has none).
 export function outcome(state) {
   return state.result === '*' ? `${state.summary}.` : `${state.summary}. ${state.result}`;

@@ -138,31 +138,49 @@ async fn the_creator_in_another_tab_is_told_that_the_friend_took_the_seat() {
 }
 
 /// A player who has not decided about notifications is offered them while waiting for the
-/// opponent, in a real-time game too, beside the invite.
+/// opponent, in a real-time game too, beside the invite and above the fold, at a desktop's size
+/// and a phone's. The friend comes, and the creator's page says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notifications_are_offered_while_waiting_in_every_game() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let driver = Driver::start().await;
-    let seat = server
-        .http()
-        .create_timed("nine-mens-morris", "white", "1+0")
+    for (size, width, height) in [("desktop", 1280, 800), ("phone", 390, 844)] {
+        let seat = server
+            .http()
+            .create_timed("nine-mens-morris", "white", "1+0")
+            .await;
+        let page = driver.screen(size, width, height).await;
+        page.goto(&seat_link(&server, &seat).await).await.unwrap();
+        wait_text(&page, "#you", "You play white.").await;
+        wait_text(&page, "#notify", "Notify me when my opponent arrives").await;
+        let (share, button) = (rect(&page, "#share").await, rect(&page, "#notify").await);
+        assert!(
+            button.top >= share.bottom && button.bottom <= f64::from(height),
+            "{size}: the offer follows the invite, above the fold: {share:?} {button:?}"
+        );
+        std::fs::write(
+            screenshots_dir().join(format!("waiting-{size}.png")),
+            page.screenshot().await.unwrap(),
+        )
+        .unwrap();
+
+        let friend = driver.browser(&format!("friend-{size}"), 1000, 800).await;
+        friend
+            .goto(&format!("{}/g/{}", server.base, seat.id))
+            .await
+            .unwrap();
+        press_when_shown(&friend, "#take-seat").await;
+        wait_text(
+            &page,
+            "#notice",
+            "Black has taken the seat: the game begins.",
+        )
         .await;
-    let page = driver.phone("creator").await;
-    page.goto(&seat_link(&server, &seat).await).await.unwrap();
-    wait_text(&page, "#you", "You play white.").await;
-    wait_text(&page, "#notify", "Notify me when my opponent arrives").await;
-    let (share, button) = (rect(&page, "#share").await, rect(&page, "#notify").await);
-    assert!(
-        button.top >= share.bottom && button.bottom <= 844.0,
-        "the offer follows the invite, above the fold: {share:?} {button:?}"
-    );
-    std::fs::write(
-        screenshots_dir().join("waiting-phone.png"),
-        page.screenshot().await.unwrap(),
-    )
-    .unwrap();
-    page.close().await.unwrap();
+        screenshot_of(&page, "#notice", &format!("arrival-{size}.png")).await;
+        page.close().await.unwrap();
+        friend.close().await.unwrap();
+    }
     server.stop().await;
 }
 

@@ -6,6 +6,18 @@
 use super::*;
 use crate::harness::Ws;
 
+/// The page of a player whose game was called off before it began says why, and offers the
+/// open challenges and a new game: none of what a game that was played offers (a rematch, a
+/// name for the seat, the chat with the opponent).
+async fn offers_only_a_new_start(c: &Client, why: &str) {
+    wait_text(c, "#called-off-text", why).await;
+    wait_text(c, "#called-off-new", "Start a new game").await;
+    for css in ["#rematch", "#name-form", "#chat"] {
+        let element = c.find(Locator::Css(css)).await.unwrap();
+        assert!(!element.is_displayed().await.unwrap(), "{css} is offered");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_challenge_is_unlisted_and_its_taker_is_released() {
     let _turn = one_at_a_time().await;
@@ -22,24 +34,7 @@ async fn a_dead_challenge_is_unlisted_and_its_taker_is_released() {
     let _other_creator = Ws::connect(server.addr, &other.id, Some(&other.secret)).await;
 
     let driver = Driver::start().await;
-    let creator = driver.browser("creator", 1000, 800).await;
-    start_from_home(&creator, &server, "six-mens-morris", &[], "white", "open").await;
-    wait_text(&creator, "#you", "You play white.").await;
-    let id = creator
-        .current_url()
-        .await
-        .unwrap()
-        .path()
-        .trim_start_matches("/g/")
-        .to_string();
-    let visitor = driver.browser("visitor", 1000, 800).await;
-    visitor.goto(&server.base).await.unwrap();
-    wait_text(
-        &visitor,
-        "#challenges",
-        "Six Men's Morris, Untimed: White is waiting",
-    )
-    .await;
+    let (creator, visitor, id) = open_challenge(&server, &driver).await;
     let link = format!("/g/{id}");
     assert_eq!(
         attr(&visitor, "#challenges li:first-child a", "href")
@@ -90,9 +85,8 @@ async fn a_dead_challenge_is_unlisted_and_its_taker_is_released() {
         ),
         (Some("aborted"), None, Some("*"))
     );
-    wait_text(
+    offers_only_a_new_start(
         &visitor,
-        "#called-off-text",
         "Your opponent did not come back, so the game was called off: nobody lost.",
     )
     .await;
@@ -117,5 +111,42 @@ async fn a_dead_challenge_is_unlisted_and_its_taker_is_released() {
     )
     .await;
     visitor.close().await.unwrap();
+    server.stop().await;
+}
+
+/// A game that never started: an open challenge nobody took expires, and a game for a friend is
+/// cancelled by its creator. Each page says what happened, also after a reload, and offers a
+/// new game rather than a rematch with nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_that_never_started_offers_a_new_one_not_a_rematch() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start_with(|c| c.challenge_expiry_secs = 3.0).await;
+    let driver = Driver::start().await;
+    let creator = driver.browser("creator", 1280, 800).await;
+    start_from_home(&creator, &server, "six-mens-morris", &[], "white", "open").await;
+    wait_text(&creator, "#you", "You play white.").await;
+    let expired = "Nobody took the other seat, so the game was called off: nobody lost.";
+    offers_only_a_new_start(&creator, expired).await;
+    creator.refresh().await.unwrap();
+    offers_only_a_new_start(&creator, expired).await;
+
+    start_from_home(
+        &creator,
+        &server,
+        "nine-mens-morris",
+        &[],
+        "black",
+        "friend",
+    )
+    .await;
+    wait_text(&creator, "#you", "You play black.").await;
+    let cancel = creator.find(Locator::Css("#cancel")).await.unwrap();
+    cancel.click().await.unwrap();
+    wait_text(&creator, "#cancel", "Click again").await;
+    cancel.click().await.unwrap();
+    offers_only_a_new_start(&creator, "You cancelled the game: nobody lost.").await;
+    press(&creator, "#called-off-new").await;
+    wait_text(&creator, "h1", "Play mill games with a friend").await;
+    creator.close().await.unwrap();
     server.stop().await;
 }

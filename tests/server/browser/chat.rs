@@ -21,14 +21,8 @@ async fn players_chat_and_spectators_chat_apart() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let driver = Driver::start().await;
-    let (white, black, seat) =
-        seated_pair(&server, &driver, "nine-mens-morris", ["white", "black"]).await;
-    let watcher = driver.browser("watcher", 1000, 900).await;
-    watcher
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&watcher, "#you", "You are watching.").await;
+    let (white, black, watcher, _) =
+        seated_pair_watched(&server, &driver, "nine-mens-morris", ["white", "black"]).await;
     wait_text(&watcher, "#chat-title", "Spectators' chat").await;
     wait_text(&white, "#chat-title", "Chat with your opponent").await;
 

@@ -117,14 +117,10 @@ async fn the_home_page_flow_starts_a_game_from_above_the_fold() {
     let state = http.state(&id).await;
     assert_eq!(state["variant"], "three-mens-morris", "{state}");
     assert_eq!(state["options"]["movement"], "adjacent", "{state}");
-    let home = reqwest::get(&server.base)
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
     assert!(
-        home.contains(&format!("href=\"/g/{id}\"")),
+        home_page(&server)
+            .await
+            .contains(&format!("href=\"/g/{id}\"")),
         "listed as open"
     );
     phone.close().await.unwrap();

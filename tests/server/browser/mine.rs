@@ -3,24 +3,12 @@
 
 use super::*;
 
-/// Reads the one-time link the page made, once it is there.
-async fn made_link(c: &Client) -> String {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let value = c
-            .execute(
-                "return document.getElementById('handoff-link').value",
-                vec![],
-            )
-            .await
-            .unwrap();
-        let value = value.as_str().unwrap_or("").to_string();
-        if value.contains("#code=") {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "no link was made: {value}");
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    }
+/// Opens My games in `c` and waits until it lists White's turn in the game, then saves a
+/// screenshot of the list as `file`.
+async fn lists_my_turn(c: &Client, server: &TestServer, file: &str) {
+    c.goto(&format!("{}/my-games", server.base)).await.unwrap();
+    wait_text(c, "#mine-open li", "you play white: your turn").await;
+    screenshot_of(c, "#my-games", file).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -29,11 +17,18 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     let server = TestServer::start().await;
     let http = server.http();
     let driver = Driver::start().await;
-    let first = driver.browser("first", 1000, 800).await;
+    let first = driver.screen("first", 1280, 800).await;
     let second = driver.phone("second").await;
     let seat = http.create("six-mens-morris", "white").await;
     http.join(&seat.id).await;
     first.goto(&seat_link(&server, &seat).await).await.unwrap();
+    wait_text(&first, "#you", "You play white.").await;
+    // The first browser's list has the game, its turn.
+    lists_my_turn(&first, &server, "my-games-desktop.png").await;
+    first
+        .goto(&format!("{}/g/{}", server.base, seat.id))
+        .await
+        .unwrap();
     wait_text(&first, "#you", "You play white.").await;
 
     // The choice comes first, in plain words; the link made says what it does.
@@ -65,12 +60,7 @@ async fn a_moved_seat_leaves_the_old_browser_and_its_list() {
     wait_text(&first, "#you", "You are watching.").await;
 
     // My games: the new holder lists it (its turn), the old one no longer does.
-    second
-        .goto(&format!("{}/my-games", server.base))
-        .await
-        .unwrap();
-    wait_text(&second, "#mine-open li", "you play white: your turn").await;
-    screenshot_of(&second, "#my-games", "my-games-phone.png").await;
+    lists_my_turn(&second, &server, "my-games-phone.png").await;
     first
         .goto(&format!("{}/my-games", server.base))
         .await

@@ -277,6 +277,18 @@ async fn seated_pair(
     seated_pair_timed(server, driver, variant, names, "untimed").await
 }
 
+/// [`seated_pair`] and a spectator's browser: White's, Black's, the spectator's, and White's seat.
+async fn seated_pair_watched(
+    server: &TestServer,
+    driver: &Driver,
+    variant: &str,
+    names: [&str; 2],
+) -> (Client, Client, Client, crate::harness::Seat) {
+    let (white, black, seat) = seated_pair(server, driver, variant, names).await;
+    let watcher = watcher(server, driver, &seat.id).await;
+    (white, black, watcher, seat)
+}
+
 /// [`seated_pair`] with a time control.
 async fn seated_pair_timed(
     server: &TestServer,
@@ -290,6 +302,72 @@ async fn seated_pair_timed(
     let black = driver.browser(names[1], 1000, 800).await;
     seat_both(server, &seat, &white, &black).await;
     (white, black, seat)
+}
+
+/// A spectator's browser on game `id`'s page, once the page says it watches.
+async fn watcher(server: &TestServer, driver: &Driver, id: &str) -> Client {
+    let watcher = driver.browser("watcher", 1000, 900).await;
+    watcher
+        .goto(&format!("{}/g/{id}", server.base))
+        .await
+        .unwrap();
+    wait_text(&watcher, "#you", "You are watching.").await;
+    watcher
+}
+
+/// An open challenge made from the home page's flow (Six Men's Morris, White, untimed) by a
+/// browser, the creator, and another browser, a visitor, on the home page that lists it: the
+/// two, and the game's id.
+async fn open_challenge(server: &TestServer, driver: &Driver) -> (Client, Client, String) {
+    let creator = driver.browser("creator", 1000, 800).await;
+    start_from_home(&creator, server, "six-mens-morris", &[], "white", "open").await;
+    wait_text(&creator, "#you", "You play white.").await;
+    let id = creator
+        .current_url()
+        .await
+        .unwrap()
+        .path()
+        .trim_start_matches("/g/")
+        .to_string();
+    let visitor = driver.browser("visitor", 1000, 800).await;
+    visitor.goto(&server.base).await.unwrap();
+    wait_text(
+        &visitor,
+        "#challenges",
+        "Six Men's Morris, Untimed: White is waiting",
+    )
+    .await;
+    (creator, visitor, id)
+}
+
+/// The home page's HTML, as the server renders it (no script run).
+async fn home_page(server: &TestServer) -> String {
+    reqwest::get(&server.base)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// The one-time link a seat's page made ("Continue on another device"), once it is there.
+async fn made_link(c: &Client) -> String {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let value = c
+            .execute(
+                "return document.getElementById('handoff-link').value",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let value = value.as_str().unwrap_or("").to_string();
+        if value.contains("#code=") {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "no link was made: {value}");
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
 }
 
 /// A one-time link that moves `seat` to a browser ("continue on another device").

@@ -18,14 +18,8 @@ async fn a_name_set_on_the_page_shows_to_the_opponent_and_spectators_as_text() {
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let driver = Driver::start().await;
-    let (white, black, seat) =
-        seated_pair(&server, &driver, "nine-mens-morris", ["white", "black"]).await;
-    let watcher = driver.browser("watcher", 1000, 900).await;
-    watcher
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&watcher, "#you", "You are watching.").await;
+    let (white, black, watcher, seat) =
+        seated_pair_watched(&server, &driver, "nine-mens-morris", ["white", "black"]).await;
     assert_eq!(
         attr(&watcher, "#name-form", "hidden").await.as_deref(),
         Some("true"),

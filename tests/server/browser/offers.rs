@@ -153,14 +153,8 @@ async fn after_a_resignation_both_players_land_in_the_rematch_with_colours_swapp
     let _turn = one_at_a_time().await;
     let server = TestServer::start().await;
     let driver = Driver::start().await;
-    let (first, second, seat) =
-        seated_pair(&server, &driver, "five-mens-morris", ["first", "second"]).await;
-    let watcher = driver.browser("watcher", 1000, 800).await;
-    watcher
-        .goto(&format!("{}/g/{}", server.base, seat.id))
-        .await
-        .unwrap();
-    wait_text(&watcher, "#you", "You are watching.").await;
+    let (first, second, watcher, seat) =
+        seated_pair_watched(&server, &driver, "five-mens-morris", ["first", "second"]).await;
     let resign = second.find(Locator::Css("#resign")).await.unwrap();
     resign.click().await.unwrap();
     wait_text(&second, "#resign", "Click again").await;

@@ -245,22 +245,7 @@ async fn every_board_renders_and_the_handoff_link_moves_a_seat() {
     // The page makes links of its own: each a new one-time code, drawn as a QR code too.
     press(&page, "#handoff summary").await;
     press(&page, "#handoff-move").await;
-    let deadline = Instant::now() + WAIT;
-    let made = loop {
-        let value = page
-            .execute(
-                "return document.getElementById('handoff-link').value",
-                vec![],
-            )
-            .await
-            .unwrap();
-        let value = value.as_str().unwrap_or("").to_string();
-        if value.contains("#code=") {
-            break value;
-        }
-        assert!(Instant::now() < deadline, "no link was made: {value}");
-        tokio::time::sleep(Duration::from_millis(40)).await;
-    };
+    let made = made_link(&page).await;
     assert!(!made.contains(&joined.secret));
     let third = driver.browser("third", 800, 700).await;
     third.goto(&made).await.unwrap();
@@ -351,25 +336,7 @@ async fn an_open_challenge_is_taken_from_the_home_page() {
         .await;
     assert_eq!((status, body["error"].as_str()), (400, Some("bad_variant")));
     let driver = Driver::start().await;
-    let creator = driver.browser("creator", 1000, 800).await;
-    start_from_home(&creator, &server, "six-mens-morris", &[], "white", "open").await;
-    wait_text(&creator, "#you", "You play white.").await;
-    let id = creator
-        .current_url()
-        .await
-        .unwrap()
-        .path()
-        .trim_start_matches("/g/")
-        .to_string();
-
-    let visitor = driver.browser("visitor", 1000, 800).await;
-    visitor.goto(&server.base).await.unwrap();
-    wait_text(
-        &visitor,
-        "#challenges",
-        "Six Men's Morris, Untimed: White is waiting",
-    )
-    .await;
+    let (creator, visitor, id) = open_challenge(&server, &driver).await;
     assert_eq!(
         count(&visitor, "#challenges li").await,
         1,
@@ -384,14 +351,8 @@ async fn an_open_challenge_is_taken_from_the_home_page() {
     press_when_shown(&visitor, "#take-seat").await;
     wait_text(&visitor, "#you", "You play black.").await;
     wait_text(&creator, "#status", "Your turn.").await;
-    let home = reqwest::get(&server.base)
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
     assert!(
-        home.contains("None right now"),
+        home_page(&server).await.contains("None right now"),
         "a taken challenge is listed no more"
     );
     creator.close().await.unwrap();
