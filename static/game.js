@@ -763,6 +763,9 @@ async function showCalledOff() {
     box.hidden = true;
     return;
   }
+  // Nothing is left to share or to continue elsewhere (a reconnect's hello may show them again).
+  document.querySelector('.share').hidden = true;
+  $('handoff').hidden = true;
   if (calledOffShown) return;
   calledOffShown = true;
   const other = state.seats[hello.seat === 'white' ? 'black' : 'white'];

@@ -8,11 +8,11 @@ use crate::harness::Ws;
 
 /// The page of a player whose game was called off before it began says why, and offers the
 /// open challenges and a new game: none of what a game that was played offers (a rematch, a
-/// name for the seat, the chat with the opponent).
+/// name for the seat, the chat with the opponent), nor a link to share or a seat to move.
 async fn offers_only_a_new_start(c: &Client, why: &str) {
     wait_text(c, "#called-off-text", why).await;
     wait_text(c, "#called-off-new", "Start a new game").await;
-    for css in ["#rematch", "#name-form", "#chat"] {
+    for css in ["#rematch", "#name-form", "#chat", ".share", "#handoff"] {
         let element = c.find(Locator::Css(css)).await.unwrap();
         assert!(!element.is_displayed().await.unwrap(), "{css} is offered");
     }
