@@ -399,3 +399,4 @@ mod names;
 mod offers;
 mod play;
 mod presence;
+mod puzzles;
