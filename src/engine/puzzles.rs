@@ -421,6 +421,16 @@ mod tests {
         Variant::new("test".into(), rules, BTreeMap::new()).unwrap()
     }
 
+    /// Five Men's Morris and its table, solved once for every test here.
+    fn five() -> &'static (Variant, Table) {
+        static FIVE: std::sync::OnceLock<(Variant, Table)> = std::sync::OnceLock::new();
+        FIVE.get_or_init(|| {
+            let variant = variant(2, 5);
+            let table = solve(&variant, 2).unwrap();
+            (variant, table)
+        })
+    }
+
     fn wanted(count: usize, seed: u64) -> Wanted {
         Wanted {
             count,
@@ -431,13 +441,13 @@ mod tests {
 
     #[test]
     fn every_puzzle_generated_is_proven_unique() {
-        for (rings, men) in [(1, 3), (2, 5)] {
-            let variant = variant(rings, men);
-            let table = solve(&variant, 2).unwrap();
-            let puzzles = generate(&variant, &table, wanted(30, 7));
-            assert_eq!(puzzles.len(), 30, "{men} men");
+        let three = variant(1, 3);
+        let three = (three.clone(), solve(&three, 2).unwrap());
+        for (variant, table) in [&three, five()] {
+            let puzzles = generate(variant, table, wanted(30, 7));
+            assert_eq!(puzzles.len(), 30, "{:?}", variant.rules());
             for puzzle in &puzzles {
-                assert_eq!(check(&variant, &table, puzzle), Ok(()), "{puzzle:?}");
+                assert_eq!(check(variant, table, puzzle), Ok(()), "{puzzle:?}");
             }
             assert!(puzzles.iter().any(|p| p.goal == Goal::Win));
             assert!(puzzles.iter().any(|p| p.goal == Goal::Draw));
@@ -446,72 +456,65 @@ mod tests {
 
     #[test]
     fn five_mens_morris_has_lines_several_turns_deep() {
-        let variant = variant(2, 5);
-        let table = solve(&variant, 2).unwrap();
-        let puzzles = generate(&variant, &table, wanted(60, 1));
+        let (variant, table) = five();
+        let puzzles = generate(variant, table, wanted(60, 1));
         assert!(puzzles.iter().any(|p| p.solver_turns() >= 2));
     }
 
     #[test]
     fn one_seed_one_set_and_another_seed_another() {
-        let variant = variant(2, 5);
-        let table = solve(&variant, 2).unwrap();
-        let a = generate(&variant, &table, wanted(20, 42));
-        assert_eq!(a, generate(&variant, &table, wanted(20, 42)));
+        let (variant, table) = five();
+        let a = generate(variant, table, wanted(20, 42));
+        assert_eq!(a, generate(variant, table, wanted(20, 42)));
         for p in &a {
-            let text = (variant.position_string(&p.start), p.line_string(&variant));
-            let back = Puzzle::parse(&variant, &text.0, p.goal.as_str(), &text.1);
+            let text = (variant.position_string(&p.start), p.line_string(variant));
+            let back = Puzzle::parse(variant, &text.0, p.goal.as_str(), &text.1);
             assert_eq!(back.as_ref(), Ok(p));
         }
-        assert_ne!(a, generate(&variant, &table, wanted(20, 43)));
+        assert_ne!(a, generate(variant, table, wanted(20, 43)));
     }
 
     #[test]
     fn check_finds_a_second_keeper_and_an_imperfect_answer() {
-        let variant = variant(2, 5);
-        let table = solve(&variant, 2).unwrap();
-        let puzzles = generate(&variant, &table, wanted(60, 3));
+        let (variant, table) = five();
+        let puzzles = generate(variant, table, wanted(60, 3));
         let deep = puzzles.iter().find(|p| p.solver_turns() >= 2).unwrap();
         // A start where two turns keep the result is no puzzle.
-        let all = values(&variant, &table, &deep.start).unwrap();
+        let all = values(variant, table, &deep.start).unwrap();
         let mut shorter = deep.clone();
         shorter.line.truncate(1);
-        assert_eq!(check(&variant, &table, &shorter), Ok(()));
+        assert_eq!(check(variant, table, &shorter), Ok(()));
         let wrong = all.iter().find(|(t, _)| *t != deep.line[0]).unwrap().0;
         let mut bad = shorter.clone();
         bad.line[0] = wrong;
-        assert_eq!(check(&variant, &table, &bad), Err(Fault::Loses(0)));
+        assert_eq!(check(variant, table, &bad), Err(Fault::Loses(0)));
         let after = variant.play(&deep.start, deep.line[0]).unwrap();
-        let answers = values(&variant, &table, &after).unwrap();
+        let answers = values(variant, table, &after).unwrap();
         let best = answers.iter().map(|(_, v)| v.rank()).max().unwrap();
         if let Some(&(weak, _)) = answers.iter().find(|(_, v)| v.rank() < best) {
             let mut bad = deep.clone();
             bad.line[1] = weak;
-            assert_eq!(check(&variant, &table, &bad), Err(Fault::Imperfect(0)));
+            assert_eq!(check(variant, table, &bad), Err(Fault::Imperfect(0)));
         }
         let mut even = deep.clone();
         even.line.truncate(2);
-        assert_eq!(check(&variant, &table, &even), Err(Fault::Shape));
+        assert_eq!(check(variant, table, &even), Err(Fault::Shape));
         let mut goal = shorter.clone();
         goal.goal = match goal.goal {
             Goal::Win => Goal::Draw,
             Goal::Draw => Goal::Win,
         };
-        assert!(matches!(
-            check(&variant, &table, &goal),
-            Err(Fault::Goal(_))
-        ));
+        assert!(matches!(check(variant, table, &goal), Err(Fault::Goal(_))));
     }
 
     #[test]
     fn a_position_with_two_winning_turns_is_no_puzzle() {
-        let variant = variant(2, 5);
-        let table = solve(&variant, 2).unwrap();
+        let (variant, table) = five();
         let mut rng = Rng::new(9);
         let mut pos = variant.start();
         // Self-play until a won position with two winning turns turns up.
         let doubled = loop {
-            let all = values(&variant, &table, &pos).unwrap();
+            let all = values(variant, table, &pos).unwrap();
             let wins = all
                 .iter()
                 .filter(|(_, v)| matches!(v, Value::Win(_)))
@@ -525,8 +528,8 @@ mod tests {
                 pos = variant.start();
             }
         };
-        assert_eq!(puzzle_at(&variant, &table, &doubled, 3), None);
-        let all = values(&variant, &table, &doubled).unwrap();
+        assert_eq!(puzzle_at(variant, table, &doubled, 3), None);
+        let all = values(variant, table, &doubled).unwrap();
         let win = all
             .iter()
             .find(|(_, v)| matches!(v, Value::Win(_)))
@@ -537,25 +540,24 @@ mod tests {
             goal: Goal::Win,
             line: vec![win],
         };
-        assert_eq!(check(&variant, &table, &claimed), Err(Fault::NotUnique(0)));
+        assert_eq!(check(variant, table, &claimed), Err(Fault::NotUnique(0)));
     }
 
     #[test]
     fn judging_right_wrong_and_unfinished_turns() {
-        let variant = variant(2, 5);
-        let table = solve(&variant, 2).unwrap();
-        let puzzles = generate(&variant, &table, wanted(60, 5));
+        let (variant, table) = five();
+        let puzzles = generate(variant, table, wanted(60, 5));
         let deep = puzzles.iter().find(|p| p.solver_turns() >= 2).unwrap();
         let first = deep.line[0];
         assert_eq!(
-            judge(&variant, &table, deep, &[first]),
+            judge(variant, table, deep, &[first]),
             Ok(Verdict::Continue {
                 reply: deep.line[1]
             })
         );
         let solver: Vec<Turn> = deep.line.iter().step_by(2).copied().collect();
-        assert_eq!(judge(&variant, &table, deep, &solver), Ok(Verdict::Solved));
-        let (wrong, value) = values(&variant, &table, &deep.start)
+        assert_eq!(judge(variant, table, deep, &solver), Ok(Verdict::Solved));
+        let (wrong, value) = values(variant, table, &deep.start)
             .unwrap()
             .into_iter()
             .find(|(t, _)| *t != first)
@@ -565,17 +567,17 @@ mod tests {
             value: v,
             right,
             right_value,
-        }) = judge(&variant, &table, deep, &[wrong])
+        }) = judge(variant, table, deep, &[wrong])
         else {
             panic!("a wrong turn judged right");
         };
         assert_eq!((v, right), (value, first));
         assert!(deep.goal.kept_by(right_value) && !deep.goal.kept_by(v));
-        assert_eq!(judge(&variant, &table, deep, &[]), Err(AttemptError::Empty));
+        assert_eq!(judge(variant, table, deep, &[]), Err(AttemptError::Empty));
         let mut long = solver.clone();
         long.push(first);
         assert_eq!(
-            judge(&variant, &table, deep, &long),
+            judge(variant, table, deep, &long),
             Err(AttemptError::TooMany(solver.len()))
         );
         let illegal = variant
@@ -584,7 +586,7 @@ mod tests {
             .find(|t| !variant.is_legal(&deep.start, *t));
         if let Some(t) = illegal {
             assert_eq!(
-                judge(&variant, &table, deep, &[t]),
+                judge(variant, table, deep, &[t]),
                 Err(AttemptError::Illegal(0))
             );
         }
