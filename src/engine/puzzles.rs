@@ -255,7 +255,7 @@ pub enum Fault {
 /// Proves from `table` that `puzzle` is one: the start keeps the goal, every solver turn of the
 /// line is the only legal turn keeping it, and every answer between is perfect.
 pub fn check(variant: &Variant, table: &Table, puzzle: &Puzzle) -> Result<(), Fault> {
-    if puzzle.line.len() % 2 == 0 {
+    if puzzle.line.len().is_multiple_of(2) {
         return Err(Fault::Shape);
     }
     let start = table.value(&puzzle.start).ok_or(Fault::Unknown)?;
