@@ -265,3 +265,43 @@ async fn bad_input_gets_its_error_and_changes_nothing() {
     assert_ne!(&after["id"], id, "a puzzle tried is not served again");
     server.stop().await;
 }
+
+/// `merels puzzles` prints a set as JSON lines, each proven by the table, the same for one seed.
+#[test]
+fn the_command_prints_one_set_for_one_seed() {
+    let (variant, table) = board("three-mens-morris");
+    let run = |seed: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_merels"))
+            .args(["puzzles", "--variant", "three-mens-morris", "--count", "25"])
+            .args(["--seed", seed])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let set = run("3");
+    assert_eq!(set, run("3"));
+    assert_ne!(set, run("4"));
+    assert_eq!(set.lines().count(), 25);
+    for line in set.lines() {
+        let p: Value = serde_json::from_str(line).unwrap();
+        let text = |k: &str| p[k].as_str().unwrap().to_string();
+        let puzzle = merels::engine::puzzles::Puzzle::parse(
+            &variant,
+            &text("position"),
+            &text("goal"),
+            &text("line"),
+        )
+        .unwrap();
+        assert_eq!(
+            merels::engine::puzzles::check(&variant, &table, &puzzle),
+            Ok(())
+        );
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_merels"))
+        .args(["puzzles", "--variant", "nine-mens-morris"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("solved table"));
+}
