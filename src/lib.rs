@@ -10,6 +10,7 @@
 //! - [`engine`]: the computer player, pure like the rules and on them alone: solved tables of
 //!   the small boards (retrograde analysis) and an alpha-beta search for the big ones.
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
+//! - [`rating`]: Glicko-2 ratings of puzzles and their solvers, pure arithmetic (a leaf).
 //! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules; [`time`]:
 //!   the two clocks that read the time (the wall clock, and the rooms' clock tests can pause);
 //!   [`threads`]: pools of threads at the lowest CPU priority, for work that must never take the
@@ -49,6 +50,7 @@ pub mod http;
 pub mod metrics;
 pub mod picture;
 pub mod protocol;
+pub mod rating;
 pub mod rooms;
 pub mod rules;
 pub mod server;
@@ -69,6 +71,7 @@ mod layers {
         ("rules", &[]),
         ("engine", &["rules"]),
         ("metrics", &[]),
+        ("rating", &[]),
         ("time", &[]),
         ("threads", &[]),
         ("config", &[]),
@@ -76,7 +79,7 @@ mod layers {
         ("catalog", &["rules"]),
         ("protocol", &["rules", "clock", "catalog"]),
         ("picture", &["rules", "catalog", "protocol"]),
-        ("store", &["rules", "clock", "metrics"]),
+        ("store", &["rules", "clock", "metrics", "rating"]),
         (
             "rooms",
             &[
@@ -88,7 +91,7 @@ mod layers {
             "http",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "engine", "picture", "threads",
+                "engine", "picture", "threads", "rating", "time",
             ],
         ),
         (

@@ -1,10 +1,11 @@
 //! The `merels` command line: serve, list variants, count perft, list legal turns, the
-//! computer's commands (`computer`), and copies of the database (`backup`). Errors name what is
-//! wrong (an unknown variant, option or value, a malformed position, an illegal turn, a file that
-//! is no backup) and exit 1.
+//! computer's commands (`computer`), puzzles from a solved table (`puzzles`), and copies of the
+//! database (`backup`). Errors name what is wrong (an unknown variant, option or value, a
+//! malformed position, an illegal turn, a file that is no backup) and exit 1.
 
 mod backup;
 mod computer;
+mod puzzles;
 mod uci;
 
 use crate::catalog::{Catalog, parse_options};
@@ -60,6 +61,8 @@ enum Command {
     /// Play two levels against each other, colours alternating, and print the result and the
     /// Elo difference with its error bar.
     Match(computer::MatchArgs),
+    /// Generate a small board's puzzles from its solved table, as JSON lines (docs/ENGINE.md).
+    Puzzles(puzzles::PuzzlesArgs),
     /// Speak the UCI-style engine protocol on stdin and stdout (docs/ENGINE.md).
     Uci(uci::UciArgs),
     /// Write a consistent copy of the SQLite database to FILE, while a server serves it or not.
@@ -309,6 +312,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Solve(args)) => computer::solve(catalog, &args, out),
         Some(Command::Best(args)) => computer::best(catalog, &args, out),
         Some(Command::Match(args)) => computer::play_match(catalog, &args, out),
+        Some(Command::Puzzles(args)) => puzzles::run(catalog, &args, out),
         Some(Command::Uci(args)) => uci::run(catalog, &args),
         Some(Command::Backup(args)) => backup::backup(&args, out),
         Some(Command::Restore(args)) => backup::restore(&args, out),

@@ -10,9 +10,11 @@
 //! - [`solve`](mod@solve): retrograde analysis into a [`Table`] of exact values.
 //! - [`table`]: the table: values, the perfect turn, and its bytes.
 //! - [`eval`] and [`search`]: the evaluation and the alpha-beta search.
+//! - [`puzzles`]: puzzles with one right line, generated from a table and proven by it.
 
 pub mod eval;
 pub mod index;
+pub mod puzzles;
 pub mod search;
 pub mod solve;
 pub mod table;

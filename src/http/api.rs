@@ -217,7 +217,7 @@ async fn granted(
     (status, cookies, Json(seat_view(&app.config, &base, grant))).into_response()
 }
 
-fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
+pub(super) fn body<T>(app: &AppState, json: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
     json.map(|Json(t)| t).map_err(|e| rejected(app, e))
 }
 

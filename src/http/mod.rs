@@ -15,6 +15,7 @@ pub mod images;
 pub mod limits;
 pub mod listen;
 mod pages;
+pub mod puzzles;
 pub mod relay;
 pub mod variants;
 pub mod ws;
@@ -175,6 +176,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/{action}", post(api::action))
         .route("/api/games/{id}/{action}/{answer}", post(api::answer))
         .route("/api/games/{id}/ws", get(ws::upgrade))
+        .route("/puzzles", get(puzzles::page_boards))
+        .route("/puzzles/{id}", get(puzzles::page))
+        .route("/api/puzzles/next", get(puzzles::next))
+        .route("/api/puzzles/{id}/attempt", post(puzzles::attempt))
         .route("/metrics", get(api::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         // Inside the limits: a forwarded request has the same time limit as any other.

@@ -465,6 +465,15 @@ pub fn read_table(folder: &Path, variant: &Variant) -> Result<Option<Table>, Str
     }
 }
 
+impl Rooms {
+    /// The solved table of `variant` if it is ready, as a game against the computer would have
+    /// it: the first ask for one that is not starts building it in the background (for puzzles,
+    /// which are generated from and judged by it).
+    pub fn solved_table(&self, variant: &Arc<Variant>) -> Option<Arc<Table>> {
+        self.inner.computer.table(self, variant, Need::Play)
+    }
+}
+
 /// Writes the table of `variant` into `folder` (made if missing), whole or not at all: a reader
 /// never sees half a table. Returns the file's path.
 pub fn write_table(folder: &Path, variant: &Variant, table: &Table) -> std::io::Result<PathBuf> {

@@ -62,12 +62,14 @@ mod handoff;
 mod holders;
 mod lists;
 pub mod owners;
+mod puzzles;
 mod records;
 
 pub use chat::ChatRow;
 pub use handoff::{HANDOFF_CODES_PER_GAME, HandoffRow};
 pub use holders::HeldSeat;
 pub use lists::{CHALLENGES_PER_ADDRESS, Challenge, LiveGame};
+pub use puzzles::{Attempt, PuzzleRow};
 use records::{GameRecord, TurnRecord};
 
 /// The database behind the store.

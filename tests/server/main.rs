@@ -26,5 +26,6 @@ mod monitoring;
 mod names;
 mod pages;
 mod pictures;
+mod puzzles;
 mod store;
 mod ws;

@@ -477,3 +477,4 @@ mod names;
 mod offers;
 mod play;
 mod presence;
+mod puzzles;
