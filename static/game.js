@@ -11,6 +11,7 @@ import { Chat } from './chat.js';
 import { copyOnClick } from './copy.js';
 import { Notifier, overDays } from './notify.js';
 import { NameForm, nameNode, rememberedName } from './name.js';
+import { press, sameMove, targets as targetsOf } from './picking.js';
 import { GameSocket } from './socket.js';
 import { Sounds } from './sound.js';
 import { calledOff, outcome, position, seatWords, showClocks, take } from './state.js';
@@ -324,11 +325,6 @@ $('just-watch').addEventListener('click', () => {
   announce('You are watching.');
 });
 
-// Whether two turns move the same man to the same point (whatever they remove).
-function sameMove(a, b) {
-  return (a.from || null) === (b.from || null) && a.to === b.to;
-}
-
 function myTurn() {
   return state && hello && hello.seat && state.status === 'playing' && state.to_move === hello.seat;
 }
@@ -344,12 +340,7 @@ function turns() {
 }
 
 function targets() {
-  const all = turns();
-  if (pending) return new Set();
-  if (selected) return new Set(all.filter((t) => t.from === selected).map((t) => t.to));
-  const set = new Set(all.filter((t) => !t.from).map((t) => t.to));
-  for (const t of all) if (t.from) set.add(t.from);
-  return set;
+  return targetsOf(turns(), selected, pending);
 }
 
 function activate(point) {
@@ -357,23 +348,11 @@ function activate(point) {
   if (sentAt !== null && state && state.version === sentAt) return;
   const all = turns();
   if (!all.length) return;
-  if (pending) {
-    const t = all.find((x) => sameMove(x, pending) && x.remove === point);
-    if (t) send(t.turn);
-    return;
-  }
-  const chosen = selected
-    ? all.filter((t) => t.from === selected && t.to === point)
-    : all.filter((t) => !t.from && t.to === point);
-  if (chosen.length === 1 && !chosen[0].remove) {
-    send(chosen[0].turn);
-  } else if (chosen.length > 0) {
-    pending = { from: chosen[0].from, to: chosen[0].to };
-    announce('A mill! Choose a man to remove.');
-  } else if (point === selected) {
-    selected = null;
-  } else if (all.some((t) => t.from === point)) {
-    selected = point;
+  const next = press(all, selected, pending, point);
+  if (next.turn) send(next.turn.turn);
+  else {
+    ({ selected, pending } = next);
+    if (next.mill) announce('A mill! Choose a man to remove.');
   }
   render();
 }

@@ -5,6 +5,7 @@
 // answer; a wrong one its exact value and the right turn; the streak is this browser's.
 
 import { Board, menAt } from './board.js';
+import { press, sameMove, targets as targetsOf } from './picking.js';
 
 const $ = (sel) => document.getElementById(sel);
 const data = JSON.parse($('puzzle-data').textContent);
@@ -29,39 +30,20 @@ const views = {}; // after a wrong turn: the board with each ({men, hand, last})
 
 const board = new Board($('board'), data.board, activate, me === 'black');
 
-function sameMove(a, b) {
-  return a.from === b.from && a.to === b.to;
-}
-
 function targets() {
-  if (busy || over || pending) return new Set();
-  if (selected) return new Set(legal.filter((t) => t.from === selected).map((t) => t.to));
-  const set = new Set(legal.filter((t) => !t.from).map((t) => t.to));
-  for (const t of legal) if (t.from) set.add(t.from);
-  return set;
+  if (busy || over) return new Set();
+  return targetsOf(legal, selected, pending);
 }
 
 function activate(point) {
   if (busy || over) return;
-  if (pending) {
-    const t = legal.find((x) => sameMove(x, pending) && x.remove === point);
-    if (t) play(t);
+  const next = press(legal, selected, pending, point);
+  if (next.turn) {
+    play(next.turn);
     return;
   }
-  const chosen = selected
-    ? legal.filter((t) => t.from === selected && t.to === point)
-    : legal.filter((t) => !t.from && t.to === point);
-  if (chosen.length === 1 && !chosen[0].remove) {
-    play(chosen[0]);
-    return;
-  } else if (chosen.length > 0) {
-    pending = { from: chosen[0].from, to: chosen[0].to };
-    announce('A mill! Choose a man to remove.');
-  } else if (point === selected) {
-    selected = null;
-  } else if (legal.some((t) => t.from === point)) {
-    selected = point;
-  }
+  ({ selected, pending } = next);
+  if (next.mill) announce('A mill! Choose a man to remove.');
   render();
 }
 
