@@ -225,15 +225,7 @@ async fn a_finished_game_is_analysed_exactly_on_a_solved_board_and_by_search_els
     );
 
     // The page shows the same, one row a turn.
-    let page = http
-        .client
-        .get(format!("{}/g/{id}/analysis", http.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = http.page(&format!("/g/{id}/analysis")).await;
     assert_eq!(page.matches("<tr class=").count(), 4, "{page}");
     assert!(page.contains("<code>d6</code>"));
 }

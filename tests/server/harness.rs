@@ -148,6 +148,17 @@ impl TestServer {
         }
     }
 
+    /// A browser: an HTTP client that keeps its cookies (its browser id, its seats' cookies).
+    pub fn browser(&self) -> Http {
+        Http {
+            base: self.base.clone(),
+            client: reqwest::Client::builder()
+                .cookie_store(true)
+                .build()
+                .unwrap(),
+        }
+    }
+
     pub async fn ws(&self, id: &str, secret: Option<&str>) -> Ws {
         Ws::connect(self.addr, id, secret).await
     }
@@ -169,6 +180,19 @@ pub struct Seat {
 }
 
 impl Http {
+    /// The text of the page at `path` (`/g/{id}`), whatever its status.
+    pub async fn page(&self, path: &str) -> String {
+        let url = format!("{}{path}", self.base);
+        self.client
+            .get(url)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     pub async fn request(
         &self,
         method: &str,

@@ -6,17 +6,6 @@
 use crate::harness::{Http, Seat, TestServer};
 use serde_json::{Value, json};
 
-/// A browser: an HTTP client that keeps its cookies (its browser id, its seats' cookies).
-fn browser(server: &TestServer) -> Http {
-    Http {
-        base: server.base.clone(),
-        client: reqwest::Client::builder()
-            .cookie_store(true)
-            .build()
-            .unwrap(),
-    }
-}
-
 /// The browser's list: each game as (id, seat, status, your_turn).
 async fn listed(http: &Http) -> Vec<(String, String, String, bool)> {
     let (status, body) = http.request("GET", "/api/my-games", None, None).await;
@@ -57,10 +46,10 @@ fn row(id: &str, seat: &str, status: &str, your_turn: bool) -> (String, String, 
 async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
     let server = TestServer::start().await;
     let (a, b, c, d) = (
-        browser(&server),
-        browser(&server),
-        browser(&server),
-        browser(&server),
+        server.browser(),
+        server.browser(),
+        server.browser(),
+        server.browser(),
     );
     assert_eq!(listed(&a).await, vec![], "a new browser has no games");
     let white = a.create_timed("six-mens-morris", "white", "1d").await;
@@ -112,15 +101,7 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
         "the old secret only watches"
     );
     // A's seat cookie no longer seats it on the page, which says why.
-    let page = a
-        .client
-        .get(format!("{}/g/{id}", server.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let page = a.page(&format!("/g/{id}")).await;
     assert!(page.contains("You are watching."), "{page}");
     assert!(page.contains("<p id=\"seat-moved\" class=\"notice\">Your seat moved"));
     // A code A asked for before the move carried the dead secret: it gives nothing.
@@ -155,7 +136,7 @@ async fn my_games_lists_and_unlists_across_a_hand_off_and_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_to_my_games_and_the_hand_off_changes_nothing() {
     let server = TestServer::start().await;
-    let a = browser(&server);
+    let a = server.browser();
     let white = a.create("six-mens-morris", "white").await;
     let path = format!("/api/games/{}/handoff", white.id);
     // A body that is not the choice: malformed, and no code made.
@@ -188,7 +169,7 @@ async fn bad_input_to_my_games_and_the_hand_off_changes_nothing() {
     assert_eq!(body, json!({"your_turn": 0, "games": []}));
     // A seat's holder is its secret, never its listing: a code taken for a game that is not
     // the code's changes nobody's list.
-    let other = browser(&server);
+    let other = server.browser();
     let (status, _) = take(&other, "nosuchgameatall000000", &"A".repeat(22)).await;
     assert_eq!(status, 409);
     assert_eq!(listed(&other).await, vec![]);

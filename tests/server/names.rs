@@ -174,16 +174,7 @@ async fn names_are_checked_then_shown_on_the_seats_in_the_chat_record_and_lists(
         json!({"variant": "nine-mens-morris", "color": "black", "open": true, "name": "Zoë"}),
     )
     .await;
-    let home = server
-        .http()
-        .client
-        .get(format!("{}/", http.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let home = server.http().page("/").await;
     assert!(
         home.contains(
             r#"<bdi class="player-name">Ana C</bdi> – <bdi class="player-name">مريم</bdi>"#

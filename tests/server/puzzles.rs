@@ -14,17 +14,6 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-/// A browser: an HTTP client that keeps its cookies (its browser id).
-fn browser(server: &TestServer) -> Http {
-    Http {
-        base: server.base.clone(),
-        client: reqwest::Client::builder()
-            .cookie_store(true)
-            .build()
-            .unwrap(),
-    }
-}
-
 fn board(slug: &str) -> (Arc<Variant>, Table) {
     let variant = Catalog::builtin()
         .configure(slug, &BTreeMap::new())
@@ -116,10 +105,10 @@ async fn every_puzzle_served_is_the_one_turn_keeping_the_result() {
     let tables = tempfile::tempdir().unwrap();
     let folder = tables.path().to_path_buf();
     let server = TestServer::start_with(|c| c.tables = Some(folder)).await;
-    solve_served(&browser(&server), "three-mens-morris", 12).await;
+    solve_served(&server.browser(), "three-mens-morris", 12).await;
     // Five Men's Morris's table is solved in the background first: `unavailable` until then
     // (asked often: a connection left idle longer than the server keeps one is closed).
-    let http = browser(&server);
+    let http = server.browser();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
     loop {
         let (status, body) = next(&http, "five-mens-morris").await;
@@ -133,7 +122,7 @@ async fn every_puzzle_served_is_the_one_turn_keeping_the_result() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
-    solve_served(&browser(&server), "five-mens-morris", 8).await;
+    solve_served(&server.browser(), "five-mens-morris", 8).await;
     server.stop().await;
 }
 
@@ -141,7 +130,7 @@ async fn every_puzzle_served_is_the_one_turn_keeping_the_result() {
 async fn ratings_move_as_glicko_2_says() {
     let server = TestServer::start().await;
     let (variant, table) = board("three-mens-morris");
-    let http = browser(&server);
+    let http = server.browser();
     let mut mine = Rating::default();
     // Solve one, fail one, solve one: each attempt one rating period against the puzzle.
     for solve in [true, false, true] {
@@ -196,7 +185,7 @@ async fn ratings_move_as_glicko_2_says() {
 async fn bad_input_gets_its_error_and_changes_nothing() {
     let server = TestServer::start().await;
     let (variant, table) = board("three-mens-morris");
-    let http = browser(&server);
+    let http = server.browser();
     let (_, puzzle) = next(&http, "three-mens-morris").await;
     let id = &puzzle["id"];
     let position = puzzle["position"].as_str().unwrap();
