@@ -256,49 +256,26 @@ impl Config {
         Standalone::try_parse_from(["merels"]).map(|s| s.config)
     }
 
-    /// The defaults, bound to `bind` and using `database_url` (for tests and tools).
+    /// The defaults, bound to `bind` and using `database_url` (for tests and tools). The
+    /// defaults are clap's, written once on the flags above; the environment is not read, so a
+    /// test or a tool gets the same configuration wherever it runs.
     pub fn new(bind: SocketAddr, database_url: &str) -> Config {
-        Config {
-            bind,
-            database_url: database_url.to_string(),
-            public_url: None,
-            log_format: LogFormat::Text,
-            room_idle_secs: 60,
-            absent_timed_secs: 30.0,
-            absent_untimed_secs: 120.0,
-            challenge_grace_secs: CHALLENGE_GRACE_SECS,
-            challenge_expiry_secs: CHALLENGE_EXPIRY_SECS,
-            abandon_after_days: 30.0,
-            max_message_bytes: 4096,
-            max_body_bytes: 16384,
-            messages_per_sec: 20,
-            games_per_minute: 10,
-            computer_games_per_hour: 30,
-            engine_threads: 1,
-            tables: None,
-            analysis_threads: 1,
-            analyses_per_ip: 2,
-            connections_per_ip: 64,
-            max_connections: 16384,
-            tcp_connections_per_ip: 256,
-            tcp_connections_per_subnet: 1024,
-            header_timeout_secs: 10.0,
-            metrics_token: None,
-            handoff_secs: 600,
-            allowed_origins: Vec::new(),
-            ws_ping_secs: 20.0,
-            request_timeout_secs: 10,
-            trust_forwarded_for: false,
-            shutdown_timeout_secs: 10,
-            worker_threads: 0,
-            // Beside the public address, on a port of its own, so that several can run at once.
-            internal_bind: SocketAddr::new(bind.ip(), 0),
-            internal_addr: None,
-            lease_secs: 10.0,
-            nats_url: None,
-            direct_url: None,
-            cookie_domain: None,
-        }
+        use clap::{CommandFactory, FromArgMatches};
+        let command = Standalone::command().mut_args(|arg| arg.env(None::<&'static str>));
+        let matches = command
+            .try_get_matches_from(["merels"])
+            .expect("every setting has a default");
+        let mut config = Standalone::from_arg_matches(&matches)
+            .expect("the defaults are settings")
+            .config;
+        config.bind = bind;
+        config.database_url = database_url.to_string();
+        // No tables folder: a test or tool that wants the solved tables names one, rather than
+        // building them below whatever folder it runs in.
+        config.tables = None;
+        // Beside the public address, on a port of its own, so that several can run at once.
+        config.internal_bind = SocketAddr::new(bind.ip(), 0);
+        config
     }
 
     /// How long an instance's hold on its games lasts without renewal.

@@ -35,6 +35,26 @@
 //! `bench/` (`merels-bench`), on this library: the server binary carries none of it.
 //!
 //! A unit test (`layers`, below) reads every `crate::` path and fails on one that points up.
+//!
+//! ## Adding an action
+//!
+//! Say, "offer a pause". What a new thing a player does touches, and nothing else:
+//!
+//! 1. `protocol/client.rs`: a [`protocol::ClientMessage`] variant, with its `type` in
+//!    `ClientMessage::TYPES` and in the test's `one_of_each` (the test fails until both are
+//!    there). The HTTP API takes it by the same `type`.
+//! 2. `rooms/action.rs`: the [`rooms::Action`] it is, in `Action::of`.
+//! 3. `rooms/core.rs` (or `offers.rs`, `clocks.rs`): what the core decides for it, in
+//!    `Table::decide`, and the `Change` it makes once stored; its unit test in `rooms/tests.rs`.
+//! 4. `store/write_op.rs` and `store/ops.rs`: its write, if the game keeps something new (with a
+//!    migration in both dialects under `migrations/` for a new column).
+//! 5. `protocol/state.rs`: what clients are told, if the state shows it.
+//! 6. `static/game.js`: the control that sends it, and what the page shows.
+//! 7. `docs/protocol.md`: the message, its answer and its errors.
+//!
+//! Both transports, the relay between instances, the fencing of writes and the broadcast need
+//! nothing: a message reaches the room by [`rooms::Rooms::deliver`] (a socket's, here or relayed
+//! from a peer) or [`rooms::Rooms::act`] (HTTP), and the room stores, applies and tells.
 
 // Futures are not boxed to keep them small, but at the spawn of a long-lived task; this lint,
 // with the threshold in clippy.toml, says when one has grown past it. (The server's code only:

@@ -17,6 +17,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 /// How often unfinished games are checked for abandonment.
@@ -71,18 +72,7 @@ pub async fn run(
         ),
         _ => None,
     };
-    let lease = tokio::spawn(renew_lease(
-        rooms.clone(),
-        peers.clone(),
-        relay.clone(),
-        stop.clone(),
-    ));
-    let sweep = tokio::spawn(sweep_stale_games(
-        rooms.clone(),
-        config.abandon_after(),
-        stop.clone(),
-    ));
-    let beat = tokio::spawn(beat(rooms.clone(), stop.clone()));
+    let background = Background::start(&rooms, &peers, &relay, config.abandon_after(), &stop);
     let deadline = Duration::from_secs(config.shutdown_timeout_secs);
     let total = listen::total_cap(config.max_connections);
     let gate = Gate::new(Caps {
@@ -129,16 +119,7 @@ pub async fn run(
     if no_public_url {
         tracing::warn!("{}", crate::http::api::NO_PUBLIC_URL);
     }
-    let signal = stop.clone();
-    tokio::spawn(async move {
-        tokio::select! {
-            () = shutdown => {}
-            () = signal.cancelled() => {}
-        }
-        tracing::info!("shutting down");
-        // Rooms close their connections (1012: reconnect) after the command they are on.
-        signal.cancel();
-    });
+    tokio::spawn(stop_on(shutdown, stop.clone()));
     let sockets = metrics.clone();
     let refused = move |refusal: Refusal| metrics.limit(refusal.limit());
     listen::serve(
@@ -154,12 +135,61 @@ pub async fn run(
     .await;
     stop.cancel();
     wind_down(&rooms, relay.as_ref(), &sockets, deadline, internal).await;
-    sweep.abort();
-    beat.abort();
-    lease.abort();
+    background.abort();
     give_up(&rooms).await;
     life.end().await;
     Ok(())
+}
+
+/// Cancels `stop` once `shutdown` completes (a signal), unless something else stopped the
+/// server first. Rooms close their connections (1012: reconnect) after the command they are on.
+async fn stop_on(shutdown: impl Future<Output = ()>, stop: CancellationToken) {
+    tokio::select! {
+        () = shutdown => {}
+        () = stop.cancelled() => {}
+    }
+    tracing::info!("shutting down");
+    stop.cancel();
+}
+
+/// An instance's tasks besides serving: renewing its lease (and its view of its peers), sweeping
+/// stale games, and the rooms' heartbeat. Each ends with `stop`, or is aborted once the server
+/// has wound down.
+struct Background {
+    lease: JoinHandle<()>,
+    sweep: JoinHandle<()>,
+    beat: JoinHandle<()>,
+}
+
+impl Background {
+    fn start(
+        rooms: &Rooms,
+        peers: &Option<Peers>,
+        relay: &Option<Relay>,
+        abandon_after: Duration,
+        stop: &CancellationToken,
+    ) -> Background {
+        Background {
+            lease: tokio::spawn(renew_lease(
+                rooms.clone(),
+                peers.clone(),
+                relay.clone(),
+                stop.clone(),
+            )),
+            sweep: tokio::spawn(sweep_stale_games(
+                rooms.clone(),
+                abandon_after,
+                stop.clone(),
+            )),
+            beat: tokio::spawn(beat(rooms.clone(), stop.clone())),
+        }
+    }
+
+    fn abort(self) {
+        self.sweep.abort();
+        self.beat.abort();
+        self.lease.abort();
+    }
 }
 
 /// What an instance needs to work beside others on one PostgreSQL database; all empty with
@@ -204,7 +234,7 @@ async fn peering(config: &Config, store: &Store) -> Result<Peering, ServerError>
 /// The rooms' settings from the configuration. `has_peers`: whether this instance serves
 /// others on an internal address (PostgreSQL), the only case where clients are sent to an
 /// instance's own address.
-fn rooms_config(config: &Config, has_peers: bool, peer_address: String) -> RoomsConfig {
+pub fn rooms_config(config: &Config, has_peers: bool, peer_address: String) -> RoomsConfig {
     RoomsConfig {
         idle: config.room_idle(),
         absent_timed: Duration::from_secs_f64(config.absent_timed_secs.max(0.0)),
@@ -223,7 +253,6 @@ fn rooms_config(config: &Config, has_peers: bool, peer_address: String) -> Rooms
         direct_url: config.direct_url.clone().filter(|_| has_peers),
         peer_address,
         lease: config.lease(),
-        ..RoomsConfig::default()
     }
 }
 

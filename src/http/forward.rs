@@ -17,7 +17,7 @@
 
 use super::AppState;
 use super::error::ApiError;
-use super::limits::ClientIp;
+use super::limits::{ClientIp, FromPeer};
 use super::listen::Place;
 use crate::config::Config;
 use crate::protocol::ErrorCode;
@@ -94,10 +94,6 @@ impl Peers {
         })
     }
 }
-
-/// Marks a request that a peer forwarded, with the address of the client it came from.
-#[derive(Debug, Clone, Copy)]
-pub struct FromPeer(pub IpAddr);
 
 /// The game a path names, if any.
 fn game_in_path(path: &str) -> Option<&str> {

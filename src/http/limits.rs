@@ -16,6 +16,11 @@ use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 
+/// Marks a request that a peer forwarded, with the address of the client it came from: the
+/// limits charge that client, not the peer. Set by `forward` once the peer's secret is checked.
+#[derive(Debug, Clone, Copy)]
+pub struct FromPeer(pub IpAddr);
+
 /// The per-IP state of the limits.
 #[derive(Debug)]
 pub struct Limits {
@@ -118,7 +123,7 @@ impl FromRequestParts<AppState> for ClientIp {
         app: &AppState,
     ) -> Result<Self, Self::Rejection> {
         // A request another instance forwarded names its client.
-        if let Some(super::forward::FromPeer(client)) = parts.extensions.get() {
+        if let Some(FromPeer(client)) = parts.extensions.get() {
             return Ok(ClientIp(*client));
         }
         // A router served without connection info (none of ours) has no peer to tell.

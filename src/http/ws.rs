@@ -15,7 +15,7 @@ use super::{AppState, presented_secret};
 use crate::metrics::Metrics;
 use crate::protocol::{ClientMessage, ErrorCode, ParseError, ServerMessage};
 use crate::rooms::outbox::{Next, Outbox, error_frame};
-use crate::rooms::{Action, Connection, Rooms};
+use crate::rooms::{Connection, Rooms};
 use crate::rules::Color;
 use crate::store::owners::Owner;
 use axum::body::Bytes;
@@ -510,7 +510,11 @@ async fn deliver(link: &Link, outbox: &Arc<Outbox>, text: Utf8Bytes) {
             return;
         }
         Ok(message) => match link {
-            Link::Here { rooms, id, conn } => act(rooms, id, conn, outbox, message).await,
+            Link::Here { rooms, id, conn } => rooms
+                .deliver(id, conn, message, outbox)
+                .await
+                .err()
+                .map(|e| (e.code(), e.to_string())),
             Link::Relayed(edge) if edge.send(text) => return,
             Link::Relayed(_) => Some((
                 ErrorCode::Unavailable,
@@ -530,33 +534,4 @@ async fn deliver(link: &Link, outbox: &Arc<Outbox>, text: Utf8Bytes) {
     if let Some((code, text)) = refusal {
         reply(link, outbox, code, &text).await;
     }
-}
-
-/// What the room does with one parsed message of a connection it holds: an action or a chat
-/// line goes to the room without waiting for it to be stored (the new state or the line reaches
-/// everyone concerned, this connection included; a refusal reaches this connection alone);
-/// `sync` and `chat_settings` are about the connection itself. Returns the error to tell the
-/// client when the room never got it.
-pub(super) async fn act(
-    rooms: &Rooms,
-    id: &str,
-    conn: &Connection,
-    outbox: &Arc<Outbox>,
-    message: ClientMessage,
-) -> Option<(ErrorCode, String)> {
-    let handed = match message {
-        ClientMessage::Sync => {
-            let _ = rooms.resync(id, conn).await;
-            Ok(())
-        }
-        // Answered where the socket is (`deliver`).
-        ClientMessage::Ping => Ok(()),
-        ClientMessage::Chat { text } => rooms.say(id, conn, text, outbox).await,
-        ClientMessage::ChatSettings(hearing) => rooms.hear(id, conn, hearing).await,
-        message => match Action::of(message) {
-            Some(action) => rooms.send(id, conn, action, outbox).await,
-            None => Ok(()),
-        },
-    };
-    handed.err().map(|e| (e.code(), e.to_string()))
 }

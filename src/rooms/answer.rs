@@ -6,10 +6,10 @@
 use super::chat::Speaker;
 use super::command::{Answer, Command};
 use super::conns::Conn;
-use super::core::{Ask, Change, Fresh, Plan};
+use super::core::{Ask, Change, Plan};
 use super::outbox::Outbox;
 use super::task::Room;
-use super::{Acted, Action, Actor, RoomError, Rooms, SeatGrant, secrets};
+use super::{Acted, Action, Actor, Holder, RoomError, Rooms, SeatGrant, secrets};
 use crate::protocol::{ErrorCode, Hearing};
 use crate::rules::Color;
 use crate::time::room_ms;
@@ -92,7 +92,7 @@ impl Room {
             }
             Command::SeatComputer { level, reply } => {
                 let ask = Ask::Join {
-                    hash: super::computer::seat_marker(level),
+                    holder: Holder::Computer(level),
                     name: None,
                 };
                 let result = match self.table.decide(ask, room_ms()) {
@@ -203,25 +203,11 @@ impl Room {
         };
         let seat = self.seat_for(actor)?;
         let now = room_ms();
-        let ask = match action {
-            Action::Turn(text) => Ask::Turn { seat, text },
-            Action::End(ending) => Ask::End { seat, ending },
-            Action::Draw(action) => Ask::Draw { seat, action },
-            Action::Takeback(action) => Ask::Takeback { seat, action },
-            Action::RematchDecline => Ask::RematchDecline { seat },
-            Action::Name(name) => Ask::Name { seat, name },
-            Action::Cancel => Ask::Cancel { seat },
-            Action::Rematch => Ask::Rematch {
-                seat,
-                fresh: Fresh {
-                    id: secrets::new_id(now),
-                },
-            },
-        };
-        let rematch = matches!(ask, Ask::Rematch { .. });
+        let rematch = matches!(action, Action::Rematch);
+        let ask = Ask::By { seat, action };
         let plan = self.table.decide(ask, now)?;
         if let Some(Plan {
-            change: Change::Rematch(_),
+            change: Change::Rematch,
             ..
         }) = &plan
         {
@@ -261,7 +247,7 @@ impl Room {
     ) -> Result<SeatGrant, RoomError> {
         let secret = secrets::new_secret();
         let ask = Ask::Join {
-            hash: secrets::hash(&secret),
+            holder: Holder::Secret(secrets::hash(&secret)),
             name,
         };
         let plan = self.table.decide(ask, room_ms())?;

@@ -34,23 +34,6 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-/// What a computer's seat holds where a player's holds the hash of a secret: no SHA-256 in hex
-/// starts so, so no secret can ever take it.
-const SEAT_PREFIX: &str = "computer:";
-
-/// The seat marker of a computer playing at `level`.
-pub fn seat_marker(level: Level) -> String {
-    format!("{SEAT_PREFIX}{}", level.number())
-}
-
-/// The level of the computer holding a seat, if a computer holds it.
-pub fn level_of(seat: &str) -> Option<Level> {
-    seat.strip_prefix(SEAT_PREFIX)?
-        .parse()
-        .ok()
-        .and_then(Level::new)
-}
-
 /// How the computer may use the machine.
 #[derive(Debug, Clone)]
 pub struct ComputerConfig {
@@ -63,17 +46,6 @@ pub struct ComputerConfig {
     pub analyses_per_ip: u32,
     /// Where solved tables are kept; `None` keeps only the small ones, in memory.
     pub tables: Option<PathBuf>,
-}
-
-impl Default for ComputerConfig {
-    fn default() -> Self {
-        ComputerConfig {
-            threads: 1,
-            analysis_threads: 1,
-            analyses_per_ip: 2,
-            tables: None,
-        }
-    }
 }
 
 /// Finished games' analyses kept to be served again, at most.
@@ -483,23 +455,4 @@ pub fn write_table(folder: &Path, variant: &Variant, table: &Table) -> std::io::
     std::fs::write(&partial, table.to_bytes())?;
     std::fs::rename(&partial, &path)?;
     Ok(path)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_computer_seat_is_told_from_a_secret_hash() {
-        for level in Level::all() {
-            assert_eq!(level_of(&seat_marker(level)), Some(level));
-        }
-        let hash = crate::rooms::secrets::hash("a secret");
-        assert_eq!(level_of(&hash), None);
-        assert_eq!(level_of("computer:9"), None);
-        assert!(!crate::rooms::secrets::matches(
-            "computer:4",
-            &seat_marker(Level::MAX)
-        ));
-    }
 }

@@ -4,9 +4,9 @@
 
 use super::OfferAction;
 use super::computer::{Job, Need};
-use super::core::{Ask, Change, Fresh, Plan, Table as Seats};
+use super::core::{Ask, Change, Plan, Table as Seats};
 use super::task::Room;
-use super::{Action, Actor, Rooms, secrets};
+use super::{Action, Actor, Rooms};
 use crate::engine::{self, Level};
 use crate::protocol::Status;
 use crate::rules::Color;
@@ -133,9 +133,9 @@ impl Room {
         }
         let now = room_ms();
         let ask = if self.table.pending_takeback() == Some(human) {
-            Ask::Takeback {
+            Ask::By {
                 seat: computer,
-                action: OfferAction::Accept,
+                action: Action::Takeback(OfferAction::Accept),
             }
         } else if self.table.pending_draw() == Some(human) {
             let action = if self.computer_takes_draw(rooms) {
@@ -143,16 +143,14 @@ impl Room {
             } else {
                 OfferAction::Decline
             };
-            Ask::Draw {
+            Ask::By {
                 seat: computer,
-                action,
+                action: Action::Draw(action),
             }
         } else if self.table.rematch_offer == Some(human) && self.table.rematch.is_none() {
-            Ask::Rematch {
+            Ask::By {
                 seat: computer,
-                fresh: Fresh {
-                    id: secrets::new_id(now),
-                },
+                action: Action::Rematch,
             }
         } else {
             return;
@@ -162,7 +160,7 @@ impl Room {
             Err(_) => return,
         };
         if let Some(Plan {
-            change: Change::Rematch(_),
+            change: Change::Rematch,
             ..
         }) = &plan
             && rooms.charge(from, true).is_err()

@@ -1,16 +1,19 @@
 //! How rooms are tuned ([`RoomsConfig`]): the delays, allowances and leases the server's
-//! configuration sets.
+//! configuration sets. The defaults are the configuration's (clap's), written once there;
+//! `server::rooms_config` makes one from it.
 
 use super::ComputerConfig;
 use std::time::Duration;
+
+/// How long presence changes are gathered before one state goes out: a reload's leaving and
+/// coming back become one state, or none.
+pub const PRESENCE_DELAY: Duration = Duration::from_millis(250);
 
 /// Tuning for rooms.
 #[derive(Debug, Clone)]
 pub struct RoomsConfig {
     /// How long a room with nobody connected stays in memory.
     pub idle: Duration,
-    /// How long presence changes are gathered before one state goes out.
-    pub presence_delay: Duration,
     /// How long a player with a real-time clock may be gone on their turn before the opponent
     /// may claim the game.
     pub absent_timed: Duration,
@@ -34,24 +37,4 @@ pub struct RoomsConfig {
     pub direct_url: Option<String>,
     /// How long this instance's hold on its games lasts without renewal.
     pub lease: Duration,
-}
-
-impl Default for RoomsConfig {
-    fn default() -> Self {
-        RoomsConfig {
-            idle: Duration::from_secs(60),
-            presence_delay: Duration::from_millis(250),
-            absent_timed: Duration::from_secs(30),
-            absent_untimed: Duration::from_secs(120),
-            challenge_grace: Duration::from_secs(15),
-            challenge_expiry: Duration::from_secs(1800),
-            games_per_minute: 10,
-            computer_games_per_hour: 30,
-            computer: ComputerConfig::default(),
-            handoff: Duration::from_secs(600),
-            peer_address: String::new(),
-            direct_url: None,
-            lease: Duration::from_secs(10),
-        }
-    }
 }

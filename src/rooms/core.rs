@@ -8,7 +8,7 @@
 //! version and tells the connections. No store, socket, clock or randomness here, so every rule of
 //! a room is unit-tested without them.
 
-use super::{Ending, OfferAction, RoomError};
+use super::{Action, Ending, Holder, RoomError};
 use crate::clock::{Clock, TimeControl};
 use crate::protocol::{PlayerName, Status};
 use crate::rooms::secrets;
@@ -20,8 +20,8 @@ use crate::store::{ClockRow, GameEnd, OfferKind, SeatColumn, WriteOp};
 pub(super) struct Table {
     pub id: String,
     pub game: Game,
-    /// The hashes of the seats' secrets.
-    pub seats: [Option<String>; 2],
+    /// Who holds each seat.
+    pub seats: [Option<Holder>; 2],
     /// The names the seats' players gave, if any.
     pub names: [Option<PlayerName>; 2],
     pub status: Status,
@@ -48,6 +48,9 @@ pub(super) struct Table {
     /// The rematch's id, once started. Its seats are held by this game's secrets, colours
     /// swapped: nothing to hand out but the id, so a restart loses no seat.
     pub rematch: Option<String>,
+    /// The id a rematch started from this game takes. The shell makes it when it loads the
+    /// game, so that the core decides a rematch without making an id (no randomness here).
+    pub rematch_id: String,
     /// When the game ended (rooms' time, ms; set by the shell as it applies the end, or the
     /// stored game's last change); `None` while it goes on.
     pub ended_at: Option<i64>,
@@ -62,27 +65,13 @@ pub(super) struct Table {
 /// What a room is asked to decide. The seat has been found from the actor already.
 #[derive(Debug)]
 pub(super) enum Ask {
-    /// Play a turn written in notation.
-    Turn { seat: Color, text: String },
-    /// Resign, abort or claim.
-    End { seat: Color, ending: Ending },
-    /// Offer, accept or decline a draw.
-    Draw { seat: Color, action: OfferAction },
-    /// Ask for, accept or decline a takeback.
-    Takeback { seat: Color, action: OfferAction },
-    /// Ask for a rematch; `fresh` is what starting one needs.
-    Rematch { seat: Color, fresh: Fresh },
-    /// Decline the opponent's rematch offer.
-    RematchDecline { seat: Color },
-    /// Take the empty seat with the secret whose hash is given, under `name` if one is given.
+    /// What a seat's player (or the computer in its seat) does, as the client asked it.
+    By { seat: Color, action: Action },
+    /// Take the empty seat for `holder`, under `name` if one is given.
     Join {
-        hash: String,
+        holder: Holder,
         name: Option<PlayerName>,
     },
-    /// Name a seat's player (anew).
-    Name { seat: Color, name: PlayerName },
-    /// The creator calls off the game while it waits for an opponent.
-    Cancel { seat: Color },
     /// Move `seat` to another browser (a hand-off that moves it): its secret becomes the one
     /// whose hash is `to_hash`, and `browser` holds it.
     MoveSeat {
@@ -94,12 +83,6 @@ pub(super) enum Ask {
     Abandon,
     /// End the game if its deadline has passed.
     Expire,
-}
-
-/// What starting a rematch needs from outside the core: the new game's id.
-#[derive(Debug, Clone)]
-pub(super) struct Fresh {
-    pub id: String,
 }
 
 /// A decision to store something: the write, then the change once it is stored.
@@ -120,7 +103,7 @@ pub(super) enum Change {
     },
     Seat {
         color: Color,
-        hash: String,
+        holder: Holder,
         name: Option<PlayerName>,
         clock: Option<Clock>,
         /// When the game starts.
@@ -142,7 +125,7 @@ pub(super) enum Change {
         game: Box<Game>,
         clock: Option<Clock>,
     },
-    Rematch(Fresh),
+    Rematch,
     /// A seat's secret replaced (a hand-off that moves it).
     Moved {
         color: Color,
@@ -179,15 +162,17 @@ impl Table {
     /// ask is answered with the game as it stands), or why it is refused.
     pub fn decide(&self, ask: Ask, now: i64) -> Result<Option<Plan>, RoomError> {
         match ask {
-            Ask::Turn { seat, text } => self.turn(seat, &text, now).map(Some),
-            Ask::End { seat, ending } => self.end(seat, ending, now).map(Some),
-            Ask::Draw { seat, action } => self.draw(seat, action, now),
-            Ask::Takeback { seat, action } => self.takeback(seat, action, now).map(Some),
-            Ask::Rematch { seat, fresh } => self.rematch(seat, fresh, now),
-            Ask::RematchDecline { seat } => self.decline_rematch(seat, now).map(Some),
-            Ask::Join { hash, name } => self.join(hash, name, now).map(Some),
-            Ask::Name { seat, name } => Ok(self.name(seat, name)),
-            Ask::Cancel { seat } => self.cancel(seat, now).map(Some),
+            Ask::By { seat, action } => match action {
+                Action::Turn(text) => self.turn(seat, &text, now).map(Some),
+                Action::End(ending) => self.end(seat, ending, now).map(Some),
+                Action::Draw(offer) => self.draw(seat, offer, now),
+                Action::Takeback(offer) => self.takeback(seat, offer, now).map(Some),
+                Action::Rematch => self.rematch(seat, now),
+                Action::RematchDecline => self.decline_rematch(seat, now).map(Some),
+                Action::Name(name) => Ok(self.name(seat, name)),
+                Action::Cancel => self.cancel(seat, now).map(Some),
+            },
+            Ask::Join { holder, name } => self.join(holder, name, now).map(Some),
             Ask::MoveSeat {
                 seat,
                 to_hash,
@@ -211,12 +196,12 @@ impl Table {
             }
             Change::Seat {
                 color,
-                hash,
+                holder,
                 name,
                 clock,
                 at,
             } => {
-                self.seats[color.index()] = Some(hash);
+                self.seats[color.index()] = Some(holder);
                 self.names[color.index()] = name;
                 self.clock = clock;
                 self.status = Status::Playing;
@@ -243,20 +228,18 @@ impl Table {
                 self.draw_offer = None;
             }
             Change::Name { color, name } => self.names[color.index()] = Some(name),
-            Change::Rematch(fresh) => {
+            Change::Rematch => {
                 self.rematch_offer = None;
-                self.rematch = Some(fresh.id);
+                self.rematch = Some(self.rematch_id.clone());
             }
-            Change::Moved { color, hash } => self.seats[color.index()] = Some(hash),
+            Change::Moved { color, hash } => self.seats[color.index()] = Some(Holder::Secret(hash)),
         }
         Ok(())
     }
 
     /// The computer's level, if the computer holds `seat`.
     pub fn computer(&self, seat: Color) -> Option<crate::engine::Level> {
-        self.seats[seat.index()]
-            .as_deref()
-            .and_then(super::computer::level_of)
+        self.seats[seat.index()].as_ref().and_then(Holder::level)
     }
 
     /// The name `seat`'s player gave, as the store keeps it.
@@ -277,9 +260,12 @@ impl Table {
     /// The seat whose secret hashes to `hash`, if any (compared in constant time).
     pub fn seat_of_hash(&self, hash: &str) -> Option<Color> {
         Color::BOTH.into_iter().find(|c| {
-            self.seats[c.index()].as_deref().is_some_and(|h| {
-                subtle::ConstantTimeEq::ct_eq(hash.as_bytes(), h.as_bytes()).into()
-            })
+            self.seats[c.index()]
+                .as_ref()
+                .and_then(Holder::hash)
+                .is_some_and(|h| {
+                    subtle::ConstantTimeEq::ct_eq(hash.as_bytes(), h.as_bytes()).into()
+                })
         })
     }
 
@@ -447,12 +433,9 @@ impl Table {
         browser: String,
         now: i64,
     ) -> Result<Plan, RoomError> {
-        let Some(from_hash) = self.seats[seat.index()].clone() else {
+        let Some(Holder::Secret(from_hash)) = self.seats[seat.index()].clone() else {
             return Err(RoomError::NotSeated);
         };
-        if self.computer(seat).is_some() {
-            return Err(RoomError::NotSeated);
-        }
         let op = WriteOp::MoveSeat {
             id: self.id.clone(),
             seen: self.seen(),
@@ -473,7 +456,7 @@ impl Table {
         })
     }
 
-    fn join(&self, hash: String, name: Option<PlayerName>, now: i64) -> Result<Plan, RoomError> {
+    fn join(&self, holder: Holder, name: Option<PlayerName>, now: i64) -> Result<Plan, RoomError> {
         if self.status != Status::Waiting {
             return Err(RoomError::SeatsTaken);
         }
@@ -486,7 +469,7 @@ impl Table {
         let op = WriteOp::ClaimSeat {
             id: self.id.clone(),
             seat: seat_column(color),
-            hash: hash.clone(),
+            hash: holder.column(),
             name: name.as_ref().map(|n| n.to_string()),
             at: now,
             clock: clock.as_ref().map(clock_row),
@@ -497,7 +480,7 @@ impl Table {
             op,
             change: Change::Seat {
                 color,
-                hash,
+                holder,
                 name,
                 clock,
                 at: now,

@@ -2,7 +2,7 @@
 //! a [`Table`]. Stored data that does not replay is [`RoomError::Unreadable`], never a write error.
 
 use super::core::Table;
-use super::{RoomError, Rooms, RoomsConfig};
+use super::{Holder, RoomError, Rooms, RoomsConfig};
 use crate::catalog::{Catalog, parse_options};
 use crate::clock::{Clock, TimeControl};
 use crate::protocol::{PlayerName, Status};
@@ -120,7 +120,10 @@ pub(super) fn table_from(
     Ok(Table {
         id: row.id.clone(),
         game,
-        seats: [row.white_secret_hash.clone(), row.black_secret_hash.clone()],
+        seats: [
+            row.white_secret_hash.clone().map(Holder::from_column),
+            row.black_secret_hash.clone().map(Holder::from_column),
+        ],
         // A stored name was checked as it was given; one that no longer reads is left out
         // rather than making the game unreadable.
         names: [&row.white_name, &row.black_name]
@@ -137,6 +140,7 @@ pub(super) fn table_from(
         takeback_offer: offer(&row.takeback_offer),
         rematch_offer: row.rematch_offer.as_deref().and_then(Color::parse),
         rematch: row.rematch_id.clone(),
+        rematch_id: super::secrets::new_id(wall_ms()),
         ended_at: (status == Status::Finished).then_some(row.updated_at),
         open_until: row
             .open_challenge

@@ -39,6 +39,7 @@ mod core;
 mod create;
 mod error;
 mod handoff;
+mod holder;
 pub mod lease;
 mod load;
 mod mine;
@@ -53,15 +54,16 @@ mod view;
 
 use crate::catalog::{Catalog, CatalogError};
 use crate::metrics::Metrics;
-use crate::protocol::{Analysis, GameState, PlayerName};
+use crate::protocol::{Analysis, ClientMessage, GameState, PlayerName};
 use crate::rules::{Color, Game, ReplayError};
 use crate::store::Store;
 use crate::time::{room_ms, wall_ms};
 pub use action::{Acted, Action, Actor, ColorChoice, Ending, OfferAction, Opponent, SeatGrant};
 use command::{Answer, Command};
-pub use computer::{ComputerConfig, level_of, read_table, seat_marker, write_table};
+pub use computer::{ComputerConfig, read_table, write_table};
 pub use config::RoomsConfig;
 pub use error::RoomError;
+pub use holder::Holder;
 use outbox::Outbox;
 use registry::Handle;
 use std::collections::{BTreeMap, HashMap};
@@ -285,10 +287,37 @@ impl Rooms {
         result
     }
 
-    /// Does `action` for a connection, which hears how it went with everyone else (the new
-    /// state) or on its own `outbox` (why it was refused). Returns once the room has it,
-    /// without waiting for it to be stored: an error here means the room never got it.
-    pub async fn send(
+    /// What the room does with one parsed message of a connection it holds, whichever way the
+    /// message came (the socket here, or a peer's relay): an action or a chat line goes to the
+    /// room without waiting for it to be stored (the new state or the line reaches everyone
+    /// concerned, this connection included; a refusal reaches this connection alone, on
+    /// `outbox`); `sync` and `chat_settings` are about the connection itself, and a `ping` is
+    /// answered where the socket is. An error here means the room never got it.
+    pub async fn deliver(
+        &self,
+        id: &str,
+        conn: &Connection,
+        message: ClientMessage,
+        outbox: &Arc<Outbox>,
+    ) -> Result<(), RoomError> {
+        match message {
+            ClientMessage::Sync => {
+                // The state goes out on the connection's queue; a room gone has nothing to say.
+                let _ = self.resync(id, conn).await;
+                Ok(())
+            }
+            ClientMessage::Ping => Ok(()),
+            ClientMessage::Chat { text } => self.say(id, conn, text, outbox).await,
+            ClientMessage::ChatSettings(hearing) => self.hear(id, conn, hearing).await,
+            message => match Action::of(message) {
+                Some(action) => self.send(id, conn, action, outbox).await,
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// Does `action` for a connection (see [`Rooms::deliver`]).
+    async fn send(
         &self,
         id: &str,
         conn: &Connection,

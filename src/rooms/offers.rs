@@ -2,8 +2,8 @@
 //! shows and lapsing when the game moves on.
 
 use super::RoomError;
-use super::core::{Change, Fresh, Plan, Table, clock_row};
-use super::{OfferAction, SeatGrant};
+use super::core::{Change, Plan, Table, clock_row};
+use super::{Holder, OfferAction, SeatGrant};
 use crate::protocol::Status;
 use crate::rules::{Color, Game, Outcome, Termination};
 use crate::store::{GameRow, OfferKind, WriteOp};
@@ -140,15 +140,16 @@ impl Table {
 
     /// A rematch: offered by one player, started when the other asks too, with colours swapped.
     /// Asked again once started, it changes nothing (the shell hands the seat out again).
-    pub(super) fn rematch(
-        &self,
-        seat: Color,
-        fresh: Fresh,
-        now: i64,
-    ) -> Result<Option<Plan>, RoomError> {
+    pub(super) fn rematch(&self, seat: Color, now: i64) -> Result<Option<Plan>, RoomError> {
         if self.status != Status::Finished {
             return Err(RoomError::NotAllowed(
                 "a rematch comes after the end of the game",
+            ));
+        }
+        // A game called off before anyone took the other seat has nobody to play again.
+        if self.seats[seat.opponent().index()].is_none() {
+            return Err(RoomError::NotAllowed(
+                "nobody took the other seat: there is nobody to play again",
             ));
         }
         if self.rematch.is_some() || self.rematch_offer == Some(seat) {
@@ -160,13 +161,17 @@ impl Table {
         // This game's White plays Black in the rematch, and the other way round.
         let variant = self.game.variant();
         let row = GameRow {
-            id: fresh.id.clone(),
+            id: self.rematch_id.clone(),
             variant: variant.slug().to_string(),
             options: variant.options_string(),
             time_control: self.control.to_string(),
             // Each player keeps the secret they hold: the seats are its hash, colours swapped.
-            white_secret_hash: self.seats[Color::Black.index()].clone(),
-            black_secret_hash: self.seats[Color::White.index()].clone(),
+            white_secret_hash: self.seats[Color::Black.index()]
+                .as_ref()
+                .map(Holder::column),
+            black_secret_hash: self.seats[Color::White.index()]
+                .as_ref()
+                .map(Holder::column),
             // And the name they go by.
             white_name: self.name_row(Color::Black),
             black_name: self.name_row(Color::White),
@@ -184,7 +189,7 @@ impl Table {
                 seen: self.seen(),
                 epoch: self.epoch,
             },
-            change: Change::Rematch(fresh),
+            change: Change::Rematch,
             lost: RoomError::Conflict,
         }))
     }

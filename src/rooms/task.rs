@@ -105,7 +105,7 @@ pub(super) async fn run(
                 // comparison.
                 let before = (!matches!(*cmd, Command::Act { .. })).then(|| room.presence());
                 room.handle(&rooms, *cmd).await;
-                room.note_who_is_here(&rooms, before, &mut due);
+                room.note_who_is_here(before, &mut due);
             }
             Wake::Presence => {
                 due.presence = None;
@@ -216,17 +216,12 @@ impl Room {
     }
 
     /// After a command: notes whether who is here changed since `before` (the news goes out
-    /// after [`super::RoomsConfig::presence_delay`]) and whether anyone is left. A step of its
+    /// after [`super::config::PRESENCE_DELAY`]) and whether anyone is left. A step of its
     /// own, not a wrapper around [`Room::handle`]: that wrapper's future would pass the size
     /// `clippy.toml` allows, and the room's task holds its largest future all its life.
-    fn note_who_is_here(
-        &self,
-        rooms: &Rooms,
-        before: Option<(Sides<SeatView>, u32)>,
-        due: &mut Due,
-    ) {
+    fn note_who_is_here(&self, before: Option<(Sides<SeatView>, u32)>, due: &mut Due) {
         if before.is_some_and(|before| self.presence() != before) && due.presence.is_none() {
-            due.presence = Some(Instant::now() + rooms.inner.config.presence_delay);
+            due.presence = Some(Instant::now() + super::config::PRESENCE_DELAY);
         }
         due.idle_since = match (self.conns.is_empty(), due.idle_since) {
             (true, None) => Some(Instant::now()),
@@ -327,7 +322,7 @@ impl Room {
             self.reload(rooms).await;
             return Err(lost);
         }
-        let starts_rematch = matches!(change, Change::Rematch(_));
+        let starts_rematch = matches!(change, Change::Rematch);
         // Checked on this very game, which only this room changes; were it ever stale, the
         // store has the truth.
         if self.table.apply(change).is_err() {

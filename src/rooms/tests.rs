@@ -1,8 +1,8 @@
 //! The decision core, tested without a store, a socket or a clock: each ask decided at a given
 //! time, and applied as the shell does once the store accepts the write.
 
-use super::core::{Ask, Fresh, Table};
-use super::{Ending, OfferAction, RoomError, secrets};
+use super::core::{Ask, Table};
+use super::{Action, Ending, Holder, OfferAction, RoomError, secrets};
 use crate::catalog::Catalog;
 use crate::clock::{Clock, Expiry, TimeControl};
 use crate::protocol::Status;
@@ -20,7 +20,10 @@ fn table(control: TimeControl) -> Table {
     Table {
         id: "game".into(),
         game: Game::new(variant),
-        seats: [Some(secrets::hash("w")), Some(secrets::hash("b"))],
+        seats: [
+            Some(Holder::Secret(secrets::hash("w"))),
+            Some(Holder::Secret(secrets::hash("b"))),
+        ],
         names: [None, None],
         status: Status::Playing,
         version: 2,
@@ -33,6 +36,7 @@ fn table(control: TimeControl) -> Table {
         takeback_offer: None,
         rematch_offer: None,
         rematch: None,
+        rematch_id: "next".into(),
         ended_at: None,
         open_until: None,
         computer_held_since: None,
@@ -48,14 +52,10 @@ fn act(table: &mut Table, ask: Ask, now: i64) -> Result<(), RoomError> {
 }
 
 fn turn(seat: Color, text: &str) -> Ask {
-    Ask::Turn {
+    Ask::By {
         seat,
-        text: text.into(),
+        action: Action::Turn(text.into()),
     }
-}
-
-fn fresh() -> Fresh {
-    Fresh { id: "next".into() }
 }
 
 #[test]
@@ -129,16 +129,16 @@ fn a_stale_plan_is_refused_when_applied() {
 #[test]
 fn resigning_aborting_and_claiming() {
     let mut table = table(TimeControl::Untimed);
-    let abort = Ask::End {
+    let abort = Ask::By {
         seat: Color::Black,
-        ending: Ending::Abort,
+        action: Action::End(Ending::Abort),
     };
     assert!(table.decide(abort, T0).is_ok(), "before both have moved");
     act(&mut table, turn(Color::White, "a1"), T0).unwrap();
     act(&mut table, turn(Color::Black, "b2"), T0).unwrap();
-    let abort = Ask::End {
+    let abort = Ask::By {
         seat: Color::Black,
-        ending: Ending::Abort,
+        action: Action::End(Ending::Abort),
     };
     assert!(matches!(
         table.decide(abort, T0),
@@ -146,9 +146,9 @@ fn resigning_aborting_and_claiming() {
     ));
     // White is to move; gone since T0, Black may claim 30 s later, not before.
     table.away_since[Color::White.index()] = Some(T0);
-    let claim = |seat| Ask::End {
+    let claim = |seat| Ask::By {
         seat,
-        ending: Ending::ClaimWin,
+        action: Action::End(Ending::ClaimWin),
     };
     assert!(matches!(
         table.decide(claim(Color::Black), T0 + 29_999),
@@ -168,9 +168,9 @@ fn resigning_aborting_and_claiming() {
             Status::Finished
         )
     );
-    let resign = Ask::End {
+    let resign = Ask::By {
         seat: Color::White,
-        ending: Ending::Resign,
+        action: Action::End(Ending::Resign),
     };
     assert!(matches!(
         table.decide(resign, T0).unwrap_err(),
@@ -181,7 +181,10 @@ fn resigning_aborting_and_claiming() {
 #[test]
 fn a_draw_offer_stands_until_the_opponents_next_turn_and_accepting_ends_the_game() {
     let mut table = table(TimeControl::Untimed);
-    let draw = |seat, action| Ask::Draw { seat, action };
+    let draw = |seat, offer| Ask::By {
+        seat,
+        action: Action::Draw(offer),
+    };
     // Offered on the offerer's own turn: it outlives the turn the offerer plays...
     act(&mut table, draw(Color::White, OfferAction::Offer), T0).unwrap();
     assert_eq!(table.pending_draw(), Some(Color::White));
@@ -222,7 +225,10 @@ fn a_draw_offer_stands_until_the_opponents_next_turn_and_accepting_ends_the_game
 #[test]
 fn an_accepted_takeback_gives_the_asker_the_move_again() {
     let mut table = table(TimeControl::Untimed);
-    let takeback = |seat, action| Ask::Takeback { seat, action };
+    let takeback = |seat, offer| Ask::By {
+        seat,
+        action: Action::Takeback(offer),
+    };
     assert!(matches!(
         table.decide(takeback(Color::White, OfferAction::Offer), T0),
         Err(RoomError::NotAllowed(_))
@@ -249,9 +255,9 @@ fn an_accepted_takeback_gives_the_asker_the_move_again() {
 #[test]
 fn a_rematch_starts_when_both_ask_with_colours_swapped() {
     let mut table = table(TimeControl::Untimed);
-    let rematch = |seat| Ask::Rematch {
+    let rematch = |seat| Ask::By {
         seat,
-        fresh: fresh(),
+        action: Action::Rematch,
     };
     assert!(matches!(
         table.decide(rematch(Color::White), T0),
@@ -259,9 +265,9 @@ fn a_rematch_starts_when_both_ask_with_colours_swapped() {
     ));
     act(
         &mut table,
-        Ask::End {
+        Ask::By {
             seat: Color::White,
-            ending: Ending::Resign,
+            action: Action::End(Ending::Resign),
         },
         T0,
     )
@@ -297,7 +303,7 @@ fn the_second_seat_starts_the_game_and_its_clocks() {
     table.seats[Color::Black.index()] = None;
     table.clock = None;
     let ask = Ask::Join {
-        hash: "h".into(),
+        holder: Holder::Secret("h".into()),
         name: None,
     };
     act(&mut table, ask, T0 + 5).unwrap();
@@ -307,7 +313,7 @@ fn the_second_seat_starts_the_game_and_its_clocks() {
         table
             .decide(
                 Ask::Join {
-                    hash: "x".into(),
+                    holder: Holder::Secret("x".into()),
                     name: None
                 },
                 T0
@@ -337,15 +343,15 @@ fn a_flag_falls_at_the_deadline_not_when_it_is_noticed() {
 #[test]
 fn nobody_may_claim_a_win_from_the_computer_which_is_never_gone() {
     let mut table = table(TimeControl::Untimed);
-    table.seats[Color::White.index()] = Some(super::seat_marker(crate::engine::Level::MAX));
+    table.seats[Color::White.index()] = Some(Holder::Computer(crate::engine::Level::MAX));
     act(&mut table, turn(Color::White, "a1"), T0).unwrap();
     act(&mut table, turn(Color::Black, "a3"), T0).unwrap();
     // White, the computer, is to move and has never had a connection.
     table.away_since = [Some(T0), Some(T0)];
     assert_eq!(table.claim_from(), None);
-    let claim = Ask::End {
+    let claim = Ask::By {
         seat: Color::Black,
-        ending: Ending::ClaimWin,
+        action: Action::End(Ending::ClaimWin),
     };
     assert!(matches!(
         table.decide(claim, T0 + 1_000_000),
@@ -359,7 +365,7 @@ fn nobody_may_claim_a_win_from_the_computer_which_is_never_gone() {
 #[test]
 fn the_computers_clock_is_held_while_it_waits_for_a_thread() {
     let mut table = table(TimeControl::parse("1+0").unwrap());
-    table.seats[Color::Black.index()] = Some(super::seat_marker(crate::engine::Level::MAX));
+    table.seats[Color::Black.index()] = Some(Holder::Computer(crate::engine::Level::MAX));
     act(&mut table, turn(Color::White, "a1"), T0).unwrap();
     act(&mut table, turn(Color::Black, "b2"), T0).unwrap();
     act(&mut table, turn(Color::White, "a3"), T0).unwrap();
@@ -412,7 +418,7 @@ fn a_name_is_the_seats_and_goes_with_it_into_the_rematch() {
     table.status = Status::Waiting;
     table.seats[Color::Black.index()] = None;
     let join = Ask::Join {
-        hash: "h".into(),
+        holder: Holder::Secret("h".into()),
         name: Some(name("Bea")),
     };
     let plan = table.decide(join, T0).unwrap().unwrap();
@@ -420,9 +426,9 @@ fn a_name_is_the_seats_and_goes_with_it_into_the_rematch() {
     table.apply(plan.change).unwrap();
     assert_eq!(table.names, [None, Some(name("Bea"))]);
     // Named, then named anew: each a write of that seat's name alone.
-    let ask = |n: &str| Ask::Name {
+    let ask = |n: &str| Ask::By {
         seat: Color::White,
-        name: name(n),
+        action: Action::Name(name(n)),
     };
     let plan = table.decide(ask("Ana"), T0).unwrap().unwrap();
     assert!(matches!(&plan.op, WriteOp::SetName { name, .. } if name == "Ana"));
@@ -436,16 +442,16 @@ fn a_name_is_the_seats_and_goes_with_it_into_the_rematch() {
     // The game over, each keeps their name in the rematch, colours swapped.
     act(
         &mut table,
-        Ask::End {
+        Ask::By {
             seat: Color::White,
-            ending: Ending::Abort,
+            action: Action::End(Ending::Abort),
         },
         T0,
     )
     .unwrap();
-    let rematch = |seat| Ask::Rematch {
+    let rematch = |seat| Ask::By {
         seat,
-        fresh: Fresh { id: "next".into() },
+        action: Action::Rematch,
     };
     act(&mut table, rematch(Color::White), T0).unwrap();
     let plan = table.decide(rematch(Color::Black), T0).unwrap().unwrap();
@@ -475,7 +481,7 @@ fn an_untimed_game_whose_first_mover_never_comes_is_called_off_not_lost() {
     act(
         &mut table,
         Ask::Join {
-            hash: secrets::hash("b"),
+            holder: Holder::Secret(secrets::hash("b")),
             name: None,
         },
         T0,
@@ -505,27 +511,72 @@ fn table_untimed_after_two_plies() -> Table {
 }
 
 #[test]
+fn a_game_called_off_before_anyone_came_has_no_rematch() {
+    let mut waiting = challenge();
+    let cancel = Ask::By {
+        seat: Color::White,
+        action: Action::Cancel,
+    };
+    act(&mut waiting, cancel, T0).unwrap();
+    let rematch = Ask::By {
+        seat: Color::White,
+        action: Action::Rematch,
+    };
+    assert!(matches!(
+        waiting.decide(rematch, T0),
+        Err(RoomError::NotAllowed(_))
+    ));
+    assert_eq!(waiting.rematch_offer, None);
+}
+
+#[test]
 fn the_creator_may_cancel_a_game_nobody_has_joined_and_nobody_else_may() {
     let mut waiting = challenge();
     // The empty seat's colour acts for nobody.
     assert!(matches!(
-        waiting.decide(Ask::Cancel { seat: Color::Black }, T0),
+        waiting.decide(
+            Ask::By {
+                seat: Color::Black,
+                action: Action::Cancel,
+            },
+            T0
+        ),
         Err(RoomError::NotSeated)
     ));
-    act(&mut waiting, Ask::Cancel { seat: Color::White }, T0).unwrap();
+    act(
+        &mut waiting,
+        Ask::By {
+            seat: Color::White,
+            action: Action::Cancel,
+        },
+        T0,
+    )
+    .unwrap();
     assert_eq!(waiting.status, Status::Finished);
     assert_eq!(
         waiting.game.outcome().unwrap().termination,
         Termination::Aborted
     );
     assert!(matches!(
-        waiting.decide(Ask::Cancel { seat: Color::White }, T0),
+        waiting.decide(
+            Ask::By {
+                seat: Color::White,
+                action: Action::Cancel,
+            },
+            T0
+        ),
         Err(RoomError::GameOver)
     ));
     // A game under way is not cancelled.
     let playing = table(TimeControl::Untimed);
     assert!(matches!(
-        playing.decide(Ask::Cancel { seat: Color::White }, T0),
+        playing.decide(
+            Ask::By {
+                seat: Color::White,
+                action: Action::Cancel,
+            },
+            T0
+        ),
         Err(RoomError::NotAllowed(_))
     ));
 }
@@ -576,7 +627,7 @@ fn moving_a_seat_replaces_its_secret_once_stored_and_never_the_computers() {
         t.decide(move_white("x"), T0),
         Err(RoomError::NotSeated)
     ));
-    t.seats[0] = Some(super::computer::seat_marker(crate::engine::Level::MAX));
+    t.seats[0] = Some(Holder::Computer(crate::engine::Level::MAX));
     assert!(matches!(
         t.decide(move_white("x"), T0),
         Err(RoomError::NotSeated)

@@ -94,6 +94,13 @@ struct Table {
     _dir: tempfile::TempDir,
 }
 
+/// The rooms' settings a server started with no flags has.
+fn defaults() -> RoomsConfig {
+    let config =
+        merels::config::Config::new(std::net::SocketAddr::new(LOCAL, 0), "sqlite::memory:");
+    merels::server::rooms_config(&config, false, String::new())
+}
+
 impl Table {
     async fn new(clock: &str, config: RoomsConfig) -> Table {
         let dir = tempfile::tempdir().unwrap();
@@ -193,7 +200,7 @@ fn clock_of(state: &GameState) -> (i64, i64, Option<Color>) {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_flag_falls_on_tokios_paused_clock() {
-    let table = Table::new("1+0", RoomsConfig::default()).await;
+    let table = Table::new("1+0", defaults()).await;
     let (watcher, _) = table.watch(None).await;
     table.play(Color::White).await.unwrap();
     table.play(Color::Black).await.unwrap();
@@ -241,7 +248,7 @@ async fn a_flag_falls_on_tokios_paused_clock() {
 #[tokio::test(flavor = "current_thread")]
 async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
     // White never moves.
-    let table = Table::new("3+2", RoomsConfig::default()).await;
+    let table = Table::new("3+2", defaults()).await;
     let (watcher, _) = table.watch(None).await;
     pause();
     let clock = table.state().await.now.clock.unwrap();
@@ -260,7 +267,7 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
 
     // White moves in time; Black does not. Also aborted: nobody wins a game that never began.
     tokio::time::resume();
-    let table = Table::new("3+2", RoomsConfig::default()).await;
+    let table = Table::new("3+2", defaults()).await;
     pause();
     advance(Duration::from_secs(20)).await;
     table.play(Color::White).await.unwrap();
@@ -287,7 +294,7 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
     // Untimed games wait for ever while both players are there. (A player who never came,
     // or left before their first turn, is waited for only as long as the absence wait.)
     tokio::time::resume();
-    let table = Table::new("untimed", RoomsConfig::default()).await;
+    let table = Table::new("untimed", defaults()).await;
     let _white = table.watch(Some(Color::White)).await;
     let _black = table.watch(Some(Color::Black)).await;
     pause();
@@ -301,7 +308,7 @@ async fn a_first_move_not_made_in_30_seconds_aborts_the_game() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time() {
-    let table = Table::new("1d", RoomsConfig::default()).await;
+    let table = Table::new("1d", defaults()).await;
     let (watcher, _) = table.watch(None).await;
     pause();
     // No 30-second rule here: a day for White's first turn, then a fresh day for each turn.
@@ -352,7 +359,7 @@ async fn days_per_turn_give_each_turn_its_days_and_takebacks_give_back_no_time()
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
-    let table = Table::new("untimed", RoomsConfig::default()).await;
+    let table = Table::new("untimed", defaults()).await;
     let (_white_outbox, white) = table.watch(Some(Color::White)).await;
     let (_black_outbox, _black) = table.watch(Some(Color::Black)).await;
     table.play(Color::White).await.unwrap();
@@ -401,7 +408,7 @@ async fn the_opponent_of_a_player_gone_on_their_turn_may_claim() {
     // In a timed game 30 seconds are enough, and a draw may be claimed instead. A player who
     // acts over HTTP is there as far as claims go.
     tokio::time::resume();
-    let table = Table::new("5+3", RoomsConfig::default()).await;
+    let table = Table::new("5+3", defaults()).await;
     table.play(Color::White).await.unwrap();
     table.play(Color::Black).await.unwrap();
     pause();

@@ -5,7 +5,6 @@
 use super::wire::Record;
 use super::{ConnectAsk, Relay, lock, seal};
 use crate::http::error::ApiError;
-use crate::http::ws::act;
 use crate::protocol::{ClientMessage, ErrorCode};
 use crate::rooms::Connection;
 use crate::rooms::outbox::Outbox;
@@ -83,9 +82,9 @@ impl Relay {
         let Ok(Ok(message)) = std::str::from_utf8(text).map(ClientMessage::parse) else {
             return;
         };
-        if let Some((code, text)) = act(&inner.rooms, &game, &conn, &outbox, message).await {
+        if let Err(e) = inner.rooms.deliver(&game, &conn, message, &outbox).await {
             // A relayed outbox is never full here: the edge catches up its own client.
-            outbox.push_reply(crate::rooms::outbox::error_frame(code, text));
+            outbox.push_reply(crate::rooms::outbox::error_frame(e.code(), e.to_string()));
         }
     }
 
