@@ -164,7 +164,8 @@ pub fn task(side: Color, goal: Goal) -> String {
     }
 }
 
-fn outcome(value: Value) -> &'static str {
+/// A value's result alone: `win`, `draw` or `loss`.
+pub(super) fn outcome(value: Value) -> &'static str {
     match value {
         Value::Win(_) => "win",
         Value::Draw => "draw",
@@ -639,7 +640,7 @@ pub async fn page(
     layout(&title, &render(&page), Some("puzzle.js")).into_response()
 }
 
-pub(super) fn error_page(e: ApiError) -> Response {
+fn error_page(e: ApiError) -> Response {
     let status = ApiError::status(e.code);
     Message {
         heading: if status == StatusCode::NOT_FOUND {

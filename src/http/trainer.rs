@@ -11,7 +11,7 @@
 use super::AppState;
 use super::error::ApiError;
 use super::html::{Message, layout, render, script_json};
-use super::puzzles::{Stand, board, table_of};
+use super::puzzles::{Stand, board, outcome, table_of};
 use crate::engine::Value;
 use crate::engine::trainer::{self, Start, StepError};
 use crate::protocol::{ErrorCode, TurnView};
@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 
 /// How many endgames each board offers.
 pub const STARTS_PER_BOARD: usize = 6;
@@ -93,21 +93,17 @@ pub struct StepView {
     pub over: Option<&'static str>,
 }
 
-fn outcome(value: Value) -> &'static str {
-    match value {
-        Value::Win(_) => "win",
-        Value::Draw => "draw",
-        Value::Loss(_) => "loss",
-    }
-}
-
 /// The starts of `variant`, chosen once per server from its table (`unavailable` until the
 /// table is ready).
 async fn starts_of(app: &AppState, variant: &Arc<Variant>) -> Result<Arc<Vec<Start>>, ApiError> {
-    static MADE: Mutex<Option<HashMap<String, Arc<Vec<Start>>>>> = Mutex::new(None);
+    static MADE: LazyLock<Mutex<HashMap<String, Arc<Vec<Start>>>>> = LazyLock::new(Mutex::default);
     let key = crate::engine::Table::file_name(variant);
-    let cached = |made: &mut Option<HashMap<_, _>>| made.get_or_insert_default().get(&key).cloned();
-    if let Some(starts) = cached(&mut MADE.lock().unwrap_or_else(|e| e.into_inner())) {
+    let cached = MADE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&key)
+        .cloned();
+    if let Some(starts) = cached {
         return Ok(starts);
     }
     let table = table_of(app, variant)?;
@@ -119,8 +115,7 @@ async fn starts_of(app: &AppState, variant: &Arc<Variant>) -> Result<Arc<Vec<Sta
     .map_err(|_| ApiError::new(ErrorCode::Internal, "choosing the endgames failed"))?;
     let starts = Arc::new(starts);
     let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    made.get_or_insert_default()
-        .insert(key, Arc::clone(&starts));
+    made.insert(key, Arc::clone(&starts));
     Ok(starts)
 }
 
