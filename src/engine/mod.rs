@@ -18,6 +18,7 @@ pub mod puzzles;
 pub mod search;
 pub mod solve;
 pub mod table;
+pub mod trainer;
 
 pub use search::{Found, Limits, Search};
 pub use solve::{SolveError, solvable, solve};

@@ -223,6 +223,14 @@ fn only_keeper(variant: &Variant, table: &Table, pos: &Position, goal: Goal) -> 
     (keepers.next().is_none() && all.len() >= 2).then_some(*turn)
 }
 
+/// The daily puzzle of UTC day `day` (days since the Unix epoch) among `boards` boards (at least
+/// one): which board (the boards take turns, a day each) and a number to take modulo the size of
+/// its set (from the day, so the same for everyone that day and hard to guess from the last).
+pub fn daily(day: u64, boards: usize) -> (usize, usize) {
+    let board = (day % boards.max(1) as u64) as usize;
+    (board, Rng::new(day).below(1 << 30))
+}
+
 /// Why a puzzle is not one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Fault {
@@ -383,7 +391,7 @@ pub fn judge(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::solve;
     use crate::rules::{BoardSpec, MillEffect, Movement, Rules};
@@ -391,7 +399,7 @@ mod tests {
 
     /// Three Men's Morris (flying, diagonals) and Five Men's Morris from their knobs (the
     /// engine's tests stay below the catalog).
-    fn variant(rings: u8, men: u8) -> Variant {
+    pub(in crate::engine) fn variant(rings: u8, men: u8) -> Variant {
         let three = rings == 1;
         let rules = Rules {
             board: BoardSpec {
@@ -422,7 +430,7 @@ mod tests {
     }
 
     /// Five Men's Morris and its table, solved once for every test here.
-    fn five() -> &'static (Variant, Table) {
+    pub(in crate::engine) fn five() -> &'static (Variant, Table) {
         static FIVE: std::sync::OnceLock<(Variant, Table)> = std::sync::OnceLock::new();
         FIVE.get_or_init(|| {
             let variant = variant(2, 5);
@@ -590,5 +598,15 @@ mod tests {
                 Err(AttemptError::Illegal(0))
             );
         }
+    }
+
+    #[test]
+    fn the_daily_puzzle_is_one_per_day_and_the_boards_take_turns() {
+        assert_eq!(daily(20_000, 4), daily(20_000, 4));
+        let boards: Vec<usize> = (20_000..20_008).map(|d| daily(d, 4).0).collect();
+        assert_eq!(boards, [0, 1, 2, 3, 0, 1, 2, 3]);
+        let picks: HashSet<usize> = (20_000..20_030).map(|d| daily(d, 4).1 % 300).collect();
+        assert!(picks.len() > 20, "{picks:?}");
+        assert_eq!(daily(7, 0).0, 0);
     }
 }

@@ -17,6 +17,7 @@ pub mod listen;
 mod pages;
 pub mod puzzles;
 pub mod relay;
+pub mod trainer;
 pub mod variants;
 pub mod ws;
 
@@ -177,9 +178,16 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}/{action}/{answer}", post(api::answer))
         .route("/api/games/{id}/ws", get(ws::upgrade))
         .route("/puzzles", get(puzzles::page_boards))
+        .route("/puzzles/daily", get(puzzles::page_daily))
         .route("/puzzles/{id}", get(puzzles::page))
         .route("/api/puzzles/next", get(puzzles::next))
+        .route("/api/puzzles/daily", get(puzzles::daily))
         .route("/api/puzzles/{id}/attempt", post(puzzles::attempt))
+        .route("/trainer", get(trainer::page_boards))
+        .route("/trainer/{variant}", get(trainer::page_starts))
+        .route("/trainer/{variant}/{n}", get(trainer::page))
+        .route("/api/trainer/{variant}", get(trainer::starts))
+        .route("/api/trainer/{variant}/turn", post(trainer::turn))
         .route("/metrics", get(api::metrics))
         .layer(axum::extract::DefaultBodyLimit::max(body_limit))
         // Inside the limits: a forwarded request has the same time limit as any other.

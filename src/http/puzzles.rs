@@ -164,7 +164,8 @@ pub fn task(side: Color, goal: Goal) -> String {
     }
 }
 
-fn outcome(value: Value) -> &'static str {
+/// A value's result alone: `win`, `draw` or `loss`.
+pub(super) fn outcome(value: Value) -> &'static str {
     match value {
         Value::Win(_) => "win",
         Value::Draw => "draw",
@@ -173,7 +174,7 @@ fn outcome(value: Value) -> &'static str {
 }
 
 /// The boards that have puzzles: those with a solved table, with their default options.
-fn boards(app: &AppState) -> Vec<(Arc<Variant>, &'static str)> {
+pub(super) fn boards(app: &AppState) -> Vec<(Arc<Variant>, &'static str)> {
     let catalog = app.rooms.catalog();
     catalog
         .variants()
@@ -186,7 +187,7 @@ fn boards(app: &AppState) -> Vec<(Arc<Variant>, &'static str)> {
         .collect()
 }
 
-fn board(app: &AppState, slug: &str) -> Result<(Arc<Variant>, &'static str), ApiError> {
+pub(super) fn board(app: &AppState, slug: &str) -> Result<(Arc<Variant>, &'static str), ApiError> {
     let all = boards(app);
     let names: Vec<&str> = all.iter().map(|(v, _)| v.slug()).collect();
     let wrong = || {
@@ -212,14 +213,26 @@ fn store_error(e: crate::store::StoreError) -> ApiError {
     ApiError::new(code, "the database failed; nothing changed")
 }
 
-/// The board's solved table, or `unavailable` while it is being solved.
-fn table_of(app: &AppState, variant: &Arc<Variant>) -> Result<Arc<Table>, ApiError> {
-    app.rooms.solved_table(variant).ok_or_else(|| {
-        ApiError::new(
-            ErrorCode::Unavailable,
-            "this board's solved table is being made; try again in a minute",
+/// The board's solved table, or `unavailable` saying why not: being made (or read) in the
+/// tables folder, or, on a server that keeps no tables folder, never (only the boards solved on
+/// the spot have one there).
+pub(super) fn table_of(app: &AppState, variant: &Arc<Variant>) -> Result<Arc<Table>, ApiError> {
+    if let Some(table) = app.rooms.solved_table(variant) {
+        return Ok(table);
+    }
+    let message = if app.config.tables.is_some() {
+        "this board's solved table is being made (a minute or more on the biggest boards); try \
+         again soon"
+            .to_string()
+    } else {
+        format!(
+            "this board needs its solved table, and this server keeps no tables folder: start it \
+             with MERELS_TABLES set to a folder (the table is made there on first use), or make \
+             it beforehand with `merels solve --variant {}`",
+            variant.slug()
         )
-    })
+    };
+    Err(ApiError::new(ErrorCode::Unavailable, message))
 }
 
 /// Makes the board's set if it has none: generated off the async threads, one board at a time.
@@ -361,6 +374,81 @@ pub async fn next(
         .get("variant")
         .ok_or_else(|| ApiError::new(ErrorCode::BadVariant, "which board? (variant=SLUG)"))?;
     Ok(Json(next_for(&app, &browser, slug).await?))
+}
+
+/// The daily puzzle as the API gives it: the day's number and the puzzle.
+#[derive(Debug, Serialize)]
+pub struct DailyView {
+    /// The UTC day, in days since 1970-01-01.
+    pub day: u64,
+    /// The puzzle.
+    #[serde(flatten)]
+    pub puzzle: PuzzleView,
+}
+
+/// The UTC day asked for (`day=N`, days since 1970-01-01), or today's.
+fn day_of(query: &BTreeMap<String, String>) -> Result<u64, ApiError> {
+    const DAY_MS: i64 = 86_400_000;
+    match query.get("day") {
+        None => Ok(crate::time::wall_ms().div_euclid(DAY_MS).max(0) as u64),
+        Some(day) => day
+            .parse()
+            .map_err(|_| ApiError::new(ErrorCode::Malformed, "day=N counts days since 1970-01-01")),
+    }
+}
+
+/// The puzzle of UTC day `day`: the same for everyone that day ([`puzzles::daily`]).
+async fn daily_puzzle(
+    app: &AppState,
+    browser: &BrowserId,
+    day: u64,
+) -> Result<DailyView, ApiError> {
+    let all = boards(app);
+    let (board, pick) = puzzles::daily(day, all.len());
+    let (variant, _) = all
+        .get(board)
+        .cloned()
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "no board has puzzles"))?;
+    ensure_set(app, &variant).await?;
+    let store = app.rooms.store();
+    let (slug, options) = (variant.slug(), variant.options_string());
+    let count = store
+        .puzzle_count(slug, &options)
+        .await
+        .map_err(store_error)?;
+    let row = store
+        .nth_puzzle(slug, &options, pick as i64 % count.max(1))
+        .await
+        .map_err(store_error)?
+        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, "the day's board has no puzzles"))?;
+    let yours = rating_of(app, browser).await?;
+    Ok(DailyView {
+        day,
+        puzzle: view(app, &load(app, row)?, yours),
+    })
+}
+
+/// `GET /api/puzzles/daily`: the puzzle of the current UTC day (or of `day=N`).
+pub async fn daily(
+    State(app): State<AppState>,
+    browser: BrowserId,
+    Query(query): Query<BTreeMap<String, String>>,
+) -> Result<Json<DailyView>, ApiError> {
+    let day = day_of(&query)?;
+    Ok(Json(daily_puzzle(&app, &browser, day).await?))
+}
+
+/// `GET /puzzles/daily`: on to the puzzle of the current UTC day (or of `day=N`).
+pub async fn page_daily(
+    State(app): State<AppState>,
+    browser: BrowserId,
+    Query(query): Query<BTreeMap<String, String>>,
+) -> Response {
+    let daily = async { daily_puzzle(&app, &browser, day_of(&query)?).await };
+    match daily.await {
+        Ok(daily) => Redirect::to(&format!("/puzzles/{}", daily.puzzle.id)).into_response(),
+        Err(e) => error_page(e),
+    }
 }
 
 async fn stored(app: &AppState, id: &str) -> Result<Loaded, ApiError> {

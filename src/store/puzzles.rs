@@ -166,6 +166,33 @@ impl Store {
         }))
     }
 
+    /// The puzzle of the board `variant` with `options` that is `n`th (from 0) by number: the
+    /// order its set was made in, the same on every server.
+    pub async fn nth_puzzle(
+        &self,
+        variant: &str,
+        options: &str,
+        n: i64,
+    ) -> Result<Option<PuzzleRow>, StoreError> {
+        const SQL: &str = concat!(
+            "SELECT ",
+            columns!(),
+            " FROM puzzles WHERE variant = $1 AND options = $2 ORDER BY id LIMIT 1 OFFSET $3"
+        );
+        Ok(on_pool!(&self.backend, pool => {
+            let row = sqlx::query(SQL)
+                .bind(variant)
+                .bind(options)
+                .bind(n)
+                .fetch_optional(pool)
+                .await?;
+            match row {
+                Some(r) => Some(puzzle_row!(r)),
+                None => None,
+            }
+        }))
+    }
+
     /// The puzzle rating of `browser`, if it has attempted a puzzle.
     pub async fn puzzle_rating(&self, browser: &str) -> Result<Option<Rating>, StoreError> {
         const SQL: &str =

@@ -28,4 +28,5 @@ mod pages;
 mod pictures;
 mod puzzles;
 mod store;
+mod trainer;
 mod ws;

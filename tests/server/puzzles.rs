@@ -294,3 +294,107 @@ fn the_command_prints_one_set_for_one_seed() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("solved table"));
 }
+
+/// Every puzzle query of the store, on one backend: a set added (a position twice is kept once),
+/// counted, read by number and by place, served nearest a rating and never twice to a browser,
+/// and an attempt stored once with both ratings it moves (a second changes nothing).
+async fn exercise_puzzle_sql(store: merels::store::Store) {
+    use merels::engine::puzzles::{Wanted, generate};
+    use merels::store::{Attempt, PuzzleRow};
+    let (variant, table) = board("three-mens-morris");
+    let wanted = Wanted {
+        count: 5,
+        seed: 1,
+        depth: 2,
+    };
+    let rows: Vec<PuzzleRow> = generate(&variant, &table, wanted)
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PuzzleRow {
+            id: 0,
+            variant: variant.slug().to_string(),
+            options: variant.options_string(),
+            position: variant.position_string(&p.start),
+            goal: p.goal.as_str().to_string(),
+            line: p.line_string(&variant),
+            rating: Rating {
+                rating: 1300.0 + 100.0 * i as f64,
+                ..Rating::default()
+            },
+            attempts: 0,
+            solved: 0,
+        })
+        .collect();
+    assert_eq!(rows.len(), 5);
+    let (slug, options) = (variant.slug(), variant.options_string());
+    assert_eq!(store.add_puzzles(&rows).await.unwrap(), 5);
+    assert_eq!(store.add_puzzles(&rows[..2]).await.unwrap(), 0, "kept once");
+    assert_eq!(store.puzzle_count(slug, &options).await.unwrap(), 5);
+    assert_eq!(store.puzzle_count(slug, "other").await.unwrap(), 0);
+    // By place, in the order added; and by number.
+    let mut ids = Vec::new();
+    for (n, row) in rows.iter().enumerate() {
+        let got = store
+            .nth_puzzle(slug, &options, n as i64)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (&got.position, &got.line, got.rating),
+            (&row.position, &row.line, row.rating)
+        );
+        assert_eq!(store.puzzle(got.id).await.unwrap(), Some(got.clone()));
+        ids.push(got.id);
+    }
+    assert_eq!(store.nth_puzzle(slug, &options, 5).await.unwrap(), None);
+    assert_eq!(store.puzzle(-1).await.unwrap(), None);
+    // Nearest the rating asked, then the next nearest once tried.
+    let next = store.next_puzzle(slug, &options, "b1", 1490.0).await;
+    let next = next.unwrap().unwrap();
+    assert_eq!(next.id, ids[2]);
+    assert!(!store.attempted("b1", next.id).await.unwrap());
+    assert_eq!(store.puzzle_rating("b1").await.unwrap(), None);
+    let (mine, theirs) = Rating::attempt(Rating::default(), next.rating, true);
+    let attempt = Attempt {
+        browser: "b1",
+        puzzle: next.id,
+        solved: true,
+        at: 1_000,
+        browser_rating: mine,
+        puzzle_rating: theirs,
+    };
+    assert!(store.record_attempt(attempt).await.unwrap());
+    assert!(store.attempted("b1", next.id).await.unwrap());
+    assert_eq!(store.puzzle_rating("b1").await.unwrap(), Some(mine));
+    let after = store.puzzle(next.id).await.unwrap().unwrap();
+    assert_eq!((after.rating, after.attempts, after.solved), (theirs, 1, 1));
+    // A second attempt of the same puzzle: refused, nothing moved.
+    let twice = Attempt {
+        solved: false,
+        browser_rating: Rating::default(),
+        puzzle_rating: Rating::default(),
+        ..attempt
+    };
+    assert!(!store.record_attempt(twice).await.unwrap());
+    assert_eq!(store.puzzle_rating("b1").await.unwrap(), Some(mine));
+    assert_eq!(store.puzzle(next.id).await.unwrap(), Some(after));
+    // Tried puzzles are not served again: the next nearest (1400 before 1600, the lower first).
+    let again = store.next_puzzle(slug, &options, "b1", 1500.0).await;
+    assert_eq!(again.unwrap().unwrap().id, ids[1]);
+    let other = store.next_puzzle(slug, &options, "b2", theirs.rating).await;
+    assert_eq!(other.unwrap().unwrap().id, ids[2], "another browser's own");
+}
+
+#[tokio::test]
+async fn the_puzzle_sql_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite:{}", dir.path().join("merels.db").display());
+    exercise_puzzle_sql(merels::store::Store::connect(&url).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn the_puzzle_sql_on_postgres() {
+    let cluster = crate::harness::PgCluster::start();
+    let url = cluster.database("puzzles").await;
+    exercise_puzzle_sql(merels::store::Store::connect(&url).await.unwrap()).await;
+}

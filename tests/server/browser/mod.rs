@@ -478,3 +478,4 @@ mod offers;
 mod play;
 mod presence;
 mod puzzles;
+mod trainer;
