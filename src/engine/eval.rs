@@ -137,7 +137,8 @@ pub struct Weights {
 impl Weights {
     /// The weights, set by hand (commit 42eb58a). `merels tune --variant nine-mens-morris
     /// --seed 1 --games 1500 --nodes 3000` fitted others from these, which scored 45% against
-    /// them (docs/ENGINE.md): not an improvement, so these stay until a fit beats them.
+    /// them on Nine Men's and 25.5% on Lasker (docs/ENGINE.md): these stay until a fit beats
+    /// them.
     pub const DEFAULT: Weights = Weights {
         placing: Terms {
             threat: 18,
