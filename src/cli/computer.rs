@@ -190,7 +190,8 @@ pub struct MatchArgs {
     /// player has White in the even ones.
     #[arg(long, default_value_t = 20)]
     games: usize,
-    /// A node budget for every turn of both levels, in place of their own.
+    /// A node budget for every turn of both players, in place of the levels' own (`go nodes`
+    /// to an engine, in place of `--movetime`).
     #[arg(long)]
     nodes: Option<u64>,
     /// Random plies before the players take over: each pair's opening is between the two
@@ -343,7 +344,7 @@ pub fn play_match(
     Ok(())
 }
 
-fn parse_opening(s: &str) -> Result<(usize, usize), CliError> {
+pub(super) fn parse_opening(s: &str) -> Result<(usize, usize), CliError> {
     let bad = || CliError::Input(format!("--opening {s}: write MIN-MAX, e.g. 2-4"));
     let (lo, hi) = s.split_once('-').ok_or_else(bad)?;
     let (lo, hi): (usize, usize) = (
@@ -360,21 +361,7 @@ fn parse_opening(s: &str) -> Result<(usize, usize), CliError> {
 /// start, the same for a seed and pair, none of them ending the game.
 fn random_opening(variant: &Arc<Variant>, plies: (usize, usize), seed: u64, pair: u64) -> Game {
     let mut rng = engine::Rng::new(seed ^ pair.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    loop {
-        let n = plies.0 + rng.below(plies.1 - plies.0 + 1);
-        let mut game = Game::new(Arc::clone(variant));
-        for _ in 0..n {
-            let legal = game.legal_turns();
-            if game.outcome().is_some() || legal.is_empty() {
-                break;
-            }
-            let turn = legal[rng.below(legal.len())];
-            game.play(turn).expect("a legal turn");
-        }
-        if game.outcome().is_none() {
-            return game;
-        }
-    }
+    engine::tune::opening(variant, plies, &mut rng)
 }
 
 /// Who plays a seat, before it is started.
@@ -486,17 +473,31 @@ impl Engine {
         }
     }
 
-    /// The engine's turn in `game`: its `bestmove`, not yet checked.
-    fn turn(&mut self, game: &Game, movetime: Option<u64>) -> Result<String, String> {
+    /// The engine's turn in `game`: its `bestmove`, not yet checked. A node budget, where given,
+    /// in place of the time (`go nodes`): a match that does not depend on the machine's load.
+    fn turn(
+        &mut self,
+        game: &Game,
+        movetime: Option<u64>,
+        nodes: Option<u64>,
+    ) -> Result<String, String> {
         self.send(&format!(
             "position startpos moves {}",
             game.turn_strings().join(" ")
         ))?;
         let millis = movetime.unwrap_or(10_000);
-        self.send(&format!("go movetime {millis}"))?;
-        let line = self
-            .wait_for("bestmove", Duration::from_millis(millis + 10_000))?
-            .expect("the line itself");
+        let wait = match nodes {
+            Some(n) => {
+                self.send(&format!("go nodes {n}"))?;
+                // Even a slow engine searches ten thousand nodes a second.
+                Duration::from_millis(n / 10 + 10_000)
+            }
+            None => {
+                self.send(&format!("go movetime {millis}"))?;
+                Duration::from_millis(millis + 10_000)
+            }
+        };
+        let line = self.wait_for("bestmove", wait)?.expect("the line itself");
         Ok(line
             .split_whitespace()
             .nth(1)
@@ -572,7 +573,7 @@ fn play_one(
                 Ok(choice.expect("a game in play has a legal turn").turn)
             }
             Player::Engine(engine) => engine
-                .turn(&game, args.movetime)
+                .turn(&game, args.movetime, args.nodes)
                 .and_then(|t| variant.parse_turn(&t).map_err(|e| format!("{t}: {e}"))),
         };
         let played = turn.and_then(|t| game.play(t).map_err(|e| format!("{e:?}")));

@@ -6,6 +6,7 @@
 mod backup;
 mod computer;
 mod puzzles;
+mod tune;
 mod uci;
 
 use crate::catalog::{Catalog, parse_options};
@@ -61,6 +62,9 @@ enum Command {
     /// Play two levels against each other, colours alternating, and print the result and the
     /// Elo difference with its error bar.
     Match(computer::MatchArgs),
+    /// Fit the evaluation's weights to games the engine plays itself, and print them
+    /// (docs/ENGINE.md).
+    Tune(tune::TuneArgs),
     /// Generate a small board's puzzles from its solved table, as JSON lines (docs/ENGINE.md).
     Puzzles(puzzles::PuzzlesArgs),
     /// Speak the UCI-style engine protocol on stdin and stdout (docs/ENGINE.md).
@@ -313,6 +317,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Best(args)) => computer::best(catalog, &args, out),
         Some(Command::Match(args)) => computer::play_match(catalog, &args, out),
         Some(Command::Puzzles(args)) => puzzles::run(catalog, &args, out),
+        Some(Command::Tune(args)) => tune::run(catalog, &args, out),
         Some(Command::Uci(args)) => uci::run(catalog, &args),
         Some(Command::Backup(args)) => backup::backup(&args, out),
         Some(Command::Restore(args)) => backup::restore(&args, out),

@@ -10,6 +10,7 @@
 //! - [`solve`](mod@solve): retrograde analysis into a [`Table`] of exact values.
 //! - [`table`]: the table: values, the perfect turn, and its bytes.
 //! - [`eval`] and [`search`]: the evaluation and the alpha-beta search.
+//! - [`tune`]: fitting the evaluation's weights to games the engine plays itself.
 //! - [`puzzles`]: puzzles with one right line, generated from a table and proven by it.
 
 pub mod eval;
@@ -19,6 +20,7 @@ pub mod search;
 pub mod solve;
 pub mod table;
 pub mod trainer;
+pub mod tune;
 
 pub use search::{Found, Limits, Search};
 pub use solve::{SolveError, solvable, solve};

@@ -279,3 +279,37 @@ fn the_computer_solves_plays_and_matches_from_the_command_line() {
         "too many",
     );
 }
+
+#[test]
+fn a_match_between_engines_gives_each_turn_a_node_budget() {
+    // Two real `merels uci` processes; what the first is told is copied to a file on its way.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("first.log");
+    let exe = env!("CARGO_BIN_EXE_merels");
+    let first = format!("tee {} | {exe} uci", log.display());
+    let second = format!("{exe} uci");
+    let out = merels(&[
+        "match",
+        "--variant",
+        "nine-mens-morris",
+        "--engine",
+        &first,
+        "--engine",
+        &second,
+        "--nodes",
+        "2000",
+        "--games",
+        "2",
+        "--opening",
+        "2-2",
+        "--max-plies",
+        "30",
+        "--threads",
+        "1",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("in 2 games"), "{text}");
+    let told = std::fs::read_to_string(&log).unwrap();
+    assert!(told.contains("go nodes 2000"), "{told}");
+    assert!(!told.contains("go movetime"), "{told}");
+}
