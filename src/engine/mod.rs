@@ -12,6 +12,7 @@
 //! - [`eval`] and [`search`]: the evaluation and the alpha-beta search.
 //! - [`tune`]: fitting the evaluation's weights to games the engine plays itself.
 //! - [`puzzles`]: puzzles with one right line, generated from a table and proven by it.
+//! - [`trainer`]: won endgames to play out against the table's longest defence.
 
 pub mod eval;
 pub mod index;
