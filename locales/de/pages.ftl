@@ -207,3 +207,17 @@ puzzle-next = Nächste Aufgabe
 puzzle-your-rating = Deine Aufgabenwertung:
 puzzle-other-boards = Andere Bretter
 puzzle-needs-javascript = Zum Lösen braucht es JavaScript; die API (docs/protocol.md) nimmt Züge ebenfalls an.
+
+## Die Vorschau eines Links zu einer Partie
+
+preview-untimed = ohne Uhr
+preview-over = Die Partie ist vorbei
+preview-invite = { $side ->
+    [white] Weiß lädt dich zu { $variant } ein, { $clock }.
+   *[black] Schwarz lädt dich zu { $variant } ein, { $clock }.
+}
+preview-playing = Live: { $variant }, { $clock }, Zug { $turn }.
+preview-finished = { $how }, nach { $count ->
+    [one] { $count } Zug
+   *[other] { $count } Zügen
+}. { $variant }, { $clock }.

@@ -207,3 +207,17 @@ puzzle-next = Next puzzle
 puzzle-your-rating = Your puzzle rating:
 puzzle-other-boards = Other boards
 puzzle-needs-javascript = Solving needs JavaScript; the API (docs/protocol.md) takes turns too.
+
+## A game's link preview
+
+preview-untimed = untimed
+preview-over = The game is over
+preview-invite = { $side ->
+    [white] White invites you to play { $variant }, { $clock }.
+   *[black] Black invites you to play { $variant }, { $clock }.
+}
+preview-playing = Live: { $variant }, { $clock }, turn { $turn }.
+preview-finished = { $how }, after { $count ->
+    [one] { $count } turn
+   *[other] { $count } turns
+}. { $variant }, { $clock }.

@@ -195,7 +195,8 @@ pub async fn home(State(app): State<AppState>, reader: Reader) -> Response {
         live,
         open_words: Start::Open.words(lang),
     });
-    layout(&reader, &lang.t("home-title"), &main, None)
+    // Its script fills in the games waiting on this browser, near the top.
+    layout(&reader, &lang.t("home-title"), &main, Some("my-turns.js"))
 }
 
 /// The quick starts: [`QUICK`] on `standard`, and the computer on `first` (when another).
@@ -413,7 +414,7 @@ pub async fn game(
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
     let base = base_url(&app.config, &headers);
     let share = format!("{base}/g/{id}");
-    let (_, description) = super::images::preview_text(&app, &state);
+    let (_, description) = super::images::preview_text(&app, &state, lang);
     let preview = Preview {
         image: format!("{share}/preview.png?v={}", state.now.version),
         image_alt: lang.t2(

@@ -131,6 +131,9 @@ fn each_language_names_itself_and_writes_its_direction() {
     assert_eq!(fallback().dir(), "ltr");
     let german = by_code("de").unwrap();
     assert_eq!(german.name(), "Deutsch");
+    assert_eq!(german.dir(), "ltr");
+    let persian = by_code("fa").unwrap();
+    assert_eq!((persian.name(), persian.dir()), ("فارسی", "rtl"));
     assert_eq!(german.t1("turns-so-far", "count", 1), "bisher 1 Zug");
     assert_eq!(german.t1("turns-so-far", "count", 7), "bisher 7 Züge");
     assert_eq!(fallback().t1("turns-so-far", "count", 1), "1 turn so far");
@@ -146,6 +149,7 @@ fn each_language_names_itself_and_writes_its_direction() {
 fn negotiation_takes_the_best_language_spoken_here() {
     assert_eq!(negotiate("de-CH, de;q=0.9").code(), "de");
     assert_eq!(negotiate("de-AT").code(), "de");
+    assert_eq!(negotiate("fa-IR, en;q=0.5").code(), "fa");
     assert_eq!(negotiate("ja, zh;q=0.8").code(), "en");
     assert_eq!(negotiate("").code(), "en");
     assert_eq!(negotiate("fr;q=0.9, de;q=0.8, en;q=0.5").code(), "de");

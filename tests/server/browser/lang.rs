@@ -51,3 +51,35 @@ async fn the_switcher_turns_the_site_german_and_a_game_is_played_in_it() {
     white.close().await.unwrap();
     black.close().await.unwrap();
 }
+
+/// Persian reads right to left: the page is laid out so, its words are Persian, and the board
+/// and its coordinates are not mirrored (a1 stays at the bottom left).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persian_page_is_right_to_left_but_its_board_is_not_mirrored() {
+    let _turn = one_at_a_time().await;
+    let server = TestServer::start().await;
+    let seat = server.http().create("nine-mens-morris", "white").await;
+    let driver = Driver::start().await;
+    let white = driver.phone("lang-fa").await;
+    white.goto(&seat_link(&server, &seat).await).await.unwrap();
+    wait_text(&white, "#you", "You play white.").await;
+    press(&white, "nav.languages a[lang=\"fa\"]").await;
+    wait_text(&white, "#you", "شما با سفید بازی می‌کنید.").await;
+    assert_eq!(attr(&white, "html", "dir").await.as_deref(), Some("rtl"));
+    let direction = white
+        .execute("return getComputedStyle(document.body).direction", vec![])
+        .await
+        .unwrap();
+    assert_eq!(direction, "rtl");
+    // The board as everywhere else: a1 left of g1, and below a7.
+    let (a1, g1, a7) = (
+        rect(&white, "[data-point=\"a1\"]").await,
+        rect(&white, "[data-point=\"g1\"]").await,
+        rect(&white, "[data-point=\"a7\"]").await,
+    );
+    assert!(a1.left < g1.left, "a1 at {} and g1 at {}", a1.left, g1.left);
+    assert!(a7.bottom < a1.top);
+    wait_text(&white, "#status", "در انتظار حریف").await;
+    screenshot_of(&white, "#board", "game-fa.png").await;
+    white.close().await.unwrap();
+}
