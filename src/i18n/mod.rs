@@ -294,7 +294,7 @@ fn language(code: &str) -> Language {
 /// its small formatter reads: text, arguments, and at most one choice by a number.
 fn client_pattern(code: &str, key: &str, pattern: &ast::Pattern<&str>) -> serde_json::Value {
     let mut before = String::new();
-    let mut choice: Option<(String, Vec<(String, String, bool)>)> = None;
+    let mut choice: Option<(String, Vec<Variant>)> = None;
     let mut after = String::new();
     for element in &pattern.elements {
         let out = if choice.is_some() {
@@ -355,6 +355,9 @@ fn client_pattern(code: &str, key: &str, pattern: &ast::Pattern<&str>) -> serde_
         }
     }
 }
+
+/// A variant of a client message's choice: its key, its text, and whether it is the default.
+type Variant = (String, String, bool);
 
 /// An argument or a literal of a client message, as the client's formatter reads it.
 fn inline_text(code: &str, key: &str, inline: &ast::InlineExpression<&str>, out: &mut String) {
