@@ -9,6 +9,8 @@
 //!   for the engine above a Markdown rules page; and each board as clients draw it.
 //! - [`engine`]: the computer player, pure like the rules and on them alone: solved tables of
 //!   the small boards (retrograde analysis) and an alpha-beta search for the big ones.
+//! - [`i18n`]: the message system: every word a page shows, in each language of `locales/`
+//!   (Project Fluent), embedded in the binary (a leaf).
 //! - [`metrics`]: what `/metrics` reports (a leaf: anything may record into it).
 //! - [`rating`]: Glicko-2 ratings of puzzles and their solvers, pure arithmetic (a leaf).
 //! - [`clock`]: time controls and the arithmetic of game clocks, pure like the rules; [`time`]:
@@ -67,6 +69,7 @@ pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod http;
+pub mod i18n;
 pub mod metrics;
 pub mod picture;
 pub mod protocol;
@@ -95,6 +98,7 @@ mod layers {
         ("time", &[]),
         ("threads", &[]),
         ("config", &[]),
+        ("i18n", &[]),
         ("clock", &["rules"]),
         ("catalog", &["rules"]),
         ("protocol", &["rules", "clock", "catalog"]),
@@ -111,7 +115,7 @@ mod layers {
             "http",
             &[
                 "rules", "clock", "catalog", "metrics", "protocol", "store", "rooms", "config",
-                "engine", "picture", "threads", "rating", "time",
+                "engine", "picture", "threads", "rating", "time", "i18n",
             ],
         ),
         (

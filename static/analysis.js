@@ -4,6 +4,7 @@
 // nothing here judges or parses a turn.
 
 import { Board, menAt, moved } from './board.js';
+import { t } from './i18n.js';
 import './pictures.js';
 
 const $ = (sel) => document.getElementById(sel);
@@ -11,7 +12,6 @@ const data = JSON.parse($('analysis-data').textContent);
 const rows = [...document.querySelectorAll('#analysis tbody tr')];
 const board = new Board($('board'), data.board, () => {});
 let view = 0; // the position after this many turns
-const cap = (side) => side[0].toUpperCase() + side.slice(1);
 
 function render() {
   const n = data.turns.length;
@@ -30,16 +30,16 @@ function render() {
   $('replay-at').textContent = `${view} / ${n}`;
   const words = [];
   if (before) {
-    words.push(`${view}. ${cap(before.side)} played ${before.turn}`);
-    if (before.played) words.push(`worth ${before.played} for ${before.side}`);
-    if (before.mark) words.push(`a ${before.mark}`);
+    words.push(`${view}. ${t('analysis-played', { side: before.side, turn: before.turn })}`);
+    if (before.played) words.push(t('analysis-worth', { side: before.side, value: before.played }));
+    if (before.mark) words.push(t('analysis-mark', { mark: before.mark }));
   } else {
-    words.push('The start');
+    words.push(t('replay-start-short'));
   }
   let text = `${words.join(', ')}.`;
-  if (next && next.value) text += ` ${cap(next.side)} to move: ${next.value}; best ${best.turn}.`;
-  else if (next) text += ` ${cap(next.side)} to move: not reached in the time.`;
-  else text += ' The game is over.';
+  if (next && next.value) text += ` ${t('analysis-next', { side: next.side, value: next.value, best: best.turn })}`;
+  else if (next) text += ` ${t('analysis-next-unreached', { side: next.side })}`;
+  else text += ` ${t('analysis-over')}`;
   $('judgement').textContent = text;
   rows.forEach((row, i) => row.classList.toggle('current', i === view - 1));
 }

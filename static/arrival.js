@@ -4,7 +4,7 @@
 // alone changes only White's) and, where the player allowed them, a browser notification. The
 // title of a page out of view says it until the page is looked at again, or the game moves on.
 
-const NAMES = { white: 'White', black: 'Black' };
+import { t } from './i18n.js';
 
 // Which seats a state has taken, to tell after a change which one was taken by it.
 export function seatsTaken(state) {
@@ -14,7 +14,7 @@ export function seatsTaken(state) {
 // `side` took its seat, in words: the notice adds that the game begins, the title and the
 // notification say it as it is.
 function tookTheSeat(side) {
-  return `${NAMES[side]} has taken the seat`;
+  return t('seat-taken-by', { side });
 }
 
 export class Arrival {
@@ -44,15 +44,15 @@ export class Arrival {
     const words = tookTheSeat(side);
     if (me) {
       if (document.hidden) this.unseen = side;
-      notifier.tell(words, `The game begins. ${this.pageTitle}`, game);
+      notifier.tell(words, `${t('game-begins')} ${this.pageTitle}`, game);
     }
-    return `${words}: the game begins.`;
+    return t('seat-taken-begins', { side });
   }
 
   // The tab's title: an arrival not yet seen, whether it is the player's turn, the page.
   title(myTurn, plies) {
     if (plies > 0) this.unseen = null;
-    const news = [this.unseen && tookTheSeat(this.unseen), myTurn && 'Your turn'].filter(Boolean);
+    const news = [this.unseen && tookTheSeat(this.unseen), myTurn && t('your-turn')].filter(Boolean);
     return [...news, this.pageTitle].join(' · ');
   }
 }

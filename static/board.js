@@ -2,6 +2,8 @@
 // and shows a position on it. It knows nothing of the rules: what may be clicked is decided by
 // the caller from the server's legal turns.
 
+import { t } from './i18n.js';
+
 const NS = 'http://www.w3.org/2000/svg';
 
 // Arrow keys as steps on the screen.
@@ -119,10 +121,10 @@ export class Board {
       g.setAttribute('class', classes.join(' '));
       g.setAttribute('tabindex', name === this.roving ? '0' : '-1');
       g.setAttribute('aria-disabled', active(name) ? 'false' : 'true');
-      let label = `${name}, ${who ? `${who} man` : 'empty'}`;
-      if (marks.removable.has(name)) label += ', can be removed';
-      else if (marks.selected.has(name)) label += ', selected';
-      else if (marks.targets.has(name)) label += ', playable';
+      let label = `${name}, ${t(who ? 'point-man' : 'point-empty', { side: who })}`;
+      if (marks.removable.has(name)) label += `, ${t('point-removable')}`;
+      else if (marks.selected.has(name)) label += `, ${t('point-selected')}`;
+      else if (marks.targets.has(name)) label += `, ${t('point-playable')}`;
       g.setAttribute('aria-label', label);
     }
   }

@@ -5,6 +5,7 @@
 // then sends only those lines.
 
 import { nameNode } from './name.js';
+import { t } from './i18n.js';
 
 const KEY = 'merels.chat';
 const $ = (sel) => document.getElementById(sel);
@@ -50,7 +51,7 @@ export class Chat {
       const text = input.value.trim();
       if (!text) return;
       if (!this.send({ type: 'chat', text })) {
-        this.note('Not connected: the line was not sent.');
+        this.note(t('chat-not-connected'));
         return;
       }
       this.inFlight = text;
@@ -148,7 +149,7 @@ export class Chat {
     const input = $('chat-text');
     if (!input.value) input.value = this.inFlight;
     this.inFlight = null;
-    this.note(`Not sent: ${msg.message}.`);
+    this.note(t('chat-not-sent', { why: msg.message }));
     return true;
   }
 
@@ -160,8 +161,8 @@ export class Chat {
 
   // Who said a line: "You", or the name they went by then (as text, isolated), or their seat.
   who(l) {
-    if (l.by && l.by === this.seat) return ['You'];
-    const seat = !l.by ? 'Spectator' : l.by === 'white' ? 'White' : 'Black';
+    if (l.by && l.by === this.seat) return [t('chat-you')];
+    const seat = t(l.by || 'spectator');
     return l.name ? [nameNode(l.name), ` (${seat})`] : [seat];
   }
 
@@ -171,7 +172,7 @@ export class Chat {
     const muted = this.choice.mute;
     // A player against the computer has only the spectators' chat, if they want it.
     const talks = !(player && this.againstComputer);
-    $('chat-title').textContent = player && talks ? 'Chat with your opponent' : "Spectators' chat";
+    $('chat-title').textContent = t(player && talks ? 'chat-players' : 'chat-spectators-title');
     $('chat-spectators-option').hidden = !player;
     $('chat-mute-option').hidden = player && !talks;
     $('chat-mute').checked = muted;

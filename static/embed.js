@@ -5,6 +5,7 @@
 
 import { Board } from './board.js';
 import { nameNode } from './name.js';
+import { t } from './i18n.js';
 import { GameSocket } from './socket.js';
 import { outcome, position, seatWords, showClocks, take } from './state.js';
 
@@ -22,12 +23,12 @@ const view = still ? still.ply : null; // the position shown (null: the game as 
 function words() {
   const n = state.turns.length;
   if (view !== null) {
-    const at = view === 0 ? 'The start' : `After turn ${view} of ${n}, ${state.turns[view - 1]}`;
+    const at = view === 0 ? t('replay-start-short') : t('after-turn', { turn: view, count: n, played: state.turns[view - 1] });
     return view === n && state.status === 'finished' ? `${at}. ${outcome(state)}` : `${at}.`;
   }
   if (state.status === 'finished') return outcome(state);
-  if (state.status === 'waiting') return 'Waiting for an opponent.';
-  return `${state.to_move === 'white' ? 'White' : 'Black'} to move.`;
+  if (state.status === 'waiting') return t('waiting-for-opponent');
+  return t('to-move', { side: state.to_move });
 }
 
 function render() {
@@ -36,13 +37,13 @@ function render() {
   board.show(men, { targets: new Set(), selected: new Set(), removable: new Set(), last, mill });
   for (const bar of root.querySelectorAll('.embed-side')) {
     const side = bar.dataset.side;
-    const { who, online } = seatWords(state, side, null);
+    const { who, online, presence: words } = seatWords(state, side, null);
     // A player by the name they gave (as text, isolated), else in words.
     const name = state.seats[side].name;
     bar.querySelector('.who').replaceChildren(name ? nameNode(name) : `(${who})`);
     const presence = bar.querySelector('.presence');
-    presence.textContent = view === null ? online : '';
-    presence.className = `presence ${state.seats[side].computer ? 'online' : online}`;
+    presence.textContent = view === null ? words : '';
+    presence.className = `presence ${online}`;
     bar.classList.toggle('to-move', view === null && state.status === 'playing' && state.to_move === side);
   }
   $('status').textContent = words();

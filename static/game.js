@@ -12,6 +12,7 @@ import { copyOnClick } from './copy.js';
 import { Notifier, overDays } from './notify.js';
 import { NameForm, nameNode, rememberedName } from './name.js';
 import { press, sameMove, targets as targetsOf } from './picking.js';
+import { t } from './i18n.js';
 import { GameSocket } from './socket.js';
 import { Sounds } from './sound.js';
 import { calledOff, outcome, position, seatWords, showClocks, take } from './state.js';
@@ -69,8 +70,8 @@ function setConn(text, ok) {
 // page then only watches) or opens it there too (both play it); each choice makes a fresh
 // one-time link (and its QR code). The seat's own secret never appears in a link.
 const handoffWords = {
-  move: 'This link moves your seat: once it is opened there, this device only watches.',
-  keep: 'This link opens your seat there too: both devices play it.',
+  move: t('handoff-moves'),
+  keep: t('handoff-keeps'),
 };
 async function makeHandoff(keep) {
   const link = $('handoff-link');
@@ -78,7 +79,7 @@ async function makeHandoff(keep) {
   what.textContent = handoffWords[keep ? 'keep' : 'move'];
   what.hidden = false;
   $('handoff-made').hidden = false;
-  link.value = 'Making a link…';
+  link.value = t('handoff-making');
   $('handoff-qr').replaceChildren();
   try {
     const res = await fetch(`/api/games/${id}/handoff`, {
@@ -95,7 +96,7 @@ async function makeHandoff(keep) {
     const qr = new DOMParser().parseFromString(body.qr, 'image/svg+xml').documentElement;
     $('handoff-qr').replaceChildren(document.importNode(qr, true));
   } catch (e) {
-    link.value = `No link: ${e.message}`;
+    link.value = t('handoff-failed', { why: e.message });
   }
 }
 $('handoff-move').addEventListener('click', () => makeHandoff(false));
@@ -116,7 +117,7 @@ function receive(msg) {
       // hello), until they turn it with the switch.
       if (!flippedByHand) flipped = msg.seat === 'black';
       board = new Board($('board'), msg.board, activate, flipped);
-      $('you').textContent = msg.seat ? `You play ${msg.seat}.` : 'You are watching.';
+      $('you').textContent = msg.seat ? t('you-play', { side: msg.seat }) : t('you-watch');
       chat.hello(msg.seat);
       nameForm.hello(msg.seat);
       chat.syncing(); // the history follows the state
@@ -193,9 +194,9 @@ function soundOf(was) {
 function notifyOf(was) {
   if (!was || !hello || !hello.seat || !overDays(state)) return;
   if (state.status === 'finished' && was.status !== 'finished') {
-    notifier.tell('Game over', `${state.summary}.`, id);
+    notifier.tell(t('game-over'), `${state.summary}.`, id);
   } else if (state.turns.length > was.plies && myTurn()) {
-    notifier.tell('Your turn', `Your opponent played ${state.turns[state.turns.length - 1]}. ${pageTitle}`, id);
+    notifier.tell(t('your-turn'), t('opponent-played', { turn: state.turns[state.turns.length - 1], page: pageTitle }), id);
   }
 }
 
@@ -204,9 +205,10 @@ function notifyOf(was) {
 function offerNews(was) {
   if (!was || !hello) return null;
   const me = hello.seat;
+  // Who did it, as the messages choose their words by it: `you`, `opponent`, or a colour.
   const who = (side) => {
-    if (!me) return side === 'white' ? 'White' : 'Black';
-    return side === me ? 'You' : 'Your opponent';
+    if (!me) return side;
+    return side === me ? 'you' : 'opponent';
   };
   const other = (side) => (side === 'white' ? 'black' : 'white');
   const plies = state.turns.length;
@@ -214,21 +216,21 @@ function offerNews(was) {
   if (was.takeback && !state.takeback_offer) {
     if (plies < was.plies) {
       const n = was.plies - plies;
-      return `Takeback accepted: ${n} turn${n === 1 ? '' : 's'} taken back.`;
+      return t('takeback-accepted', { count: n });
     }
-    if (playing && plies === was.plies) return `${who(other(was.takeback))} declined the takeback.`;
+    if (playing && plies === was.plies) return t('takeback-declined', { who: who(other(was.takeback)) });
   }
   if (was.draw && !state.draw_offer && playing && plies === was.plies) {
-    return `${who(other(was.draw))} declined the draw.`;
+    return t('draw-declined', { who: who(other(was.draw)) });
   }
   if (was.draw && !state.draw_offer && playing && plies > was.plies) {
-    return `The draw offer lapsed: ${who(other(was.draw))} played on.`;
+    return t('draw-lapsed', { who: who(other(was.draw)) });
   }
-  if (!was.draw && state.draw_offer) return `${who(state.draw_offer)} offered a draw.`;
-  if (!was.takeback && state.takeback_offer) return `${who(state.takeback_offer)} asked for a takeback.`;
-  if (!was.rematch && state.rematch_offer) return `${who(state.rematch_offer)} offered a rematch.`;
+  if (!was.draw && state.draw_offer) return t('draw-offered', { who: who(state.draw_offer) });
+  if (!was.takeback && state.takeback_offer) return t('takeback-asked', { who: who(state.takeback_offer) });
+  if (!was.rematch && state.rematch_offer) return t('rematch-offered', { who: who(state.rematch_offer) });
   if (was.rematch && !state.rematch_offer && !state.rematch) {
-    return `${who(other(was.rematch))} declined the rematch.`;
+    return t('rematch-declined', { who: who(other(was.rematch)) });
   }
   return null;
 }
@@ -276,10 +278,10 @@ function showPreparing() {
   const left = computer?.preparing_s;
   if (left) {
     preparingSeen = true;
-    note.textContent = `The computer is preparing its perfect play for this board: it plays from its search until then, about ${left} s.`;
+    note.textContent = t('computer-preparing', { seconds: left });
     note.hidden = false;
   } else if (preparingSeen && computer) {
-    note.textContent = 'The computer’s perfect play for this board is ready.';
+    note.textContent = t('computer-ready');
     note.hidden = false;
   } else {
     note.hidden = true;
@@ -293,13 +295,10 @@ function maybeJoin() {
   const open = hello && !hello.seat && state.status === 'waiting' && !triedJoin;
   choose.hidden = !open;
   if (!open) return;
-  const waiting = state.seats.white.taken ? 'White' : 'Black';
-  const empty = waiting === 'White' ? 'black' : 'white';
+  const waiting = state.seats.white.taken ? 'white' : 'black';
   // Only a creator who is here is waiting: one who has gone is said to be offline.
-  const here = state.seats[waiting.toLowerCase()].connected;
-  $('invite-text').textContent = here
-    ? `${waiting} is waiting for an opponent. Play ${empty}, or watch?`
-    : `${waiting} (offline) made this game. Play ${empty}, or watch?`;
+  const here = state.seats[waiting].connected;
+  $('invite-text').textContent = t(here ? 'invite-waiting' : 'invite-offline', { side: waiting });
 }
 
 $('take-seat').addEventListener('click', async () => {
@@ -316,13 +315,13 @@ $('take-seat').addEventListener('click', async () => {
   let res = await join(name && { name });
   if (res.status === 400 && name) res = await join(null);
   if (res.ok) socket.reseat();
-  else showError('The seat was taken: you are watching.');
+  else showError(t('seat-taken'));
 });
 
 $('just-watch').addEventListener('click', () => {
   triedJoin = true;
   $('join-or-watch').hidden = true;
-  announce('You are watching.');
+  announce(t('you-watch'));
 });
 
 function myTurn() {
@@ -352,7 +351,7 @@ function activate(point) {
   if (next.turn) send(next.turn.turn);
   else {
     ({ selected, pending } = next);
-    if (next.mill) announce('A mill! Choose a man to remove.');
+    if (next.mill) announce(t('mill-remove'));
   }
   render();
 }
@@ -387,12 +386,12 @@ $('type-turn').addEventListener('submit', (ev) => {
   const text = input.value.trim().toLowerCase();
   if (!text) return;
   if (!myTurn()) {
-    showError('It is not your turn.');
+    showError(t('not-your-turn'));
     return;
   }
   const turn = turns().find((t) => t.turn === text);
   if (!turn) {
-    showError(`${text} is not a legal turn here.`);
+    showError(t('illegal-turn', { turn: text }));
     return;
   }
   input.value = '';
@@ -406,7 +405,7 @@ function send(text) {
   if (socket.send({ type: 'move', move: text })) {
     sentAt = state.version;
     sentTurn = { turn: text, plies: state.plies };
-  } else showError('Not connected: the turn was not sent.');
+  } else showError(t('turn-not-sent'));
 }
 
 // After a reconnect (docs/protocol.md, "Reconnecting"): a turn sent as the socket dropped was
@@ -441,10 +440,11 @@ function announce(text) {
   $('announce').textContent = text;
 }
 
-function describe(turn, color) {
-  let text = turn.from ? `${color} moved ${turn.from} to ${turn.to}` : `${color} placed on ${turn.to}`;
-  if (turn.remove) text += `, removing ${turn.remove}`;
-  return text;
+// A turn in words, for screen readers: `side` played it.
+function describe(turn, side) {
+  const where = { side, from: turn.from, to: turn.to, removed: turn.remove };
+  if (turn.remove) return t(turn.from ? 'turn-moved-removing' : 'turn-placed-removing', where);
+  return t(turn.from ? 'turn-moved' : 'turn-placed', where);
 }
 
 function render() {
@@ -507,14 +507,17 @@ function render() {
       const div = document.createElement('div');
       div.className = `side ${c}${state.status === 'playing' && state.to_move === c ? ' to-move' : ''}`;
       const seat = state.seats[c];
-      const { who, online } = seatWords(state, c, hello && hello.seat);
-      div.innerHTML = `<strong>${c[0].toUpperCase()}${c.slice(1)}</strong> <span class="name"></span> <span class="who"></span>
+      const { who, online, presence } = seatWords(state, c, hello && hello.seat);
+      div.innerHTML = `<strong></strong> <span class="name"></span> <span class="who"></span>
         <span class="presence ${online}"></span><br>
-        in hand <b class="hand"></b> · lost <b class="removed"></b><span class="flies" hidden> · may fly</span>`;
+        <span class="in-hand"></span> <b class="hand"></b> · <span class="lost"></span> <b class="removed"></b><span class="flies" hidden></span>`;
+      div.querySelector('strong').textContent = t(c);
+      div.querySelector('.in-hand').textContent = t('side-in-hand');
+      div.querySelector('.lost').textContent = t('side-lost');
+      div.querySelector('.flies').textContent = ` · ${t('side-may-fly')}`;
       div.querySelector('.who').textContent = `(${who})`;
       if (seat.name) div.querySelector('.name').replaceChildren(nameNode(seat.name));
-      div.querySelector('.presence').textContent = online;
-      if (seat.computer) div.querySelector('.presence').className = 'presence online';
+      div.querySelector('.presence').textContent = presence;
       // A man placed to close a mill has left the hand, though the turn is not sent yet.
       const placing = pending && !pending.from && c === hello.seat ? 1 : 0;
       div.querySelector('.hand').textContent = state.hand[c] - placing;
@@ -532,9 +535,9 @@ function render() {
     bar.hidden = !state.clock;
     bar.dataset.side = side;
     bar.querySelector('.clock').dataset.side = side;
-    const name = `${side[0].toUpperCase()}${side.slice(1)}`;
+    const name = t(side);
     const named = state.seats[side].name;
-    const you = hello && hello.seat === side ? ' (you)' : '';
+    const you = hello && hello.seat === side ? ` (${t('you')})` : '';
     bar.querySelector('.clock-name').replaceChildren(...(named ? [nameNode(named), ` · ${name}${you}`] : [`${name}${you}`]));
   }
 
@@ -546,7 +549,7 @@ function render() {
     // The server words every end; an aborted game has no result to show. A player hears first
     // how it went for them.
     const mine = hello && hello.seat && state.winner;
-    const lead = mine ? (state.winner === hello.seat ? 'You won: ' : 'You lost: ') : '';
+    const lead = mine ? `${t(state.winner === hello.seat ? 'you-won' : 'you-lost')} ` : '';
     const text = `${lead}${outcome(state)}`;
     status.textContent = text; // beside the board too, by the Rematch button: not at the fold
     if (!banner.classList.contains('error')) {
@@ -558,15 +561,15 @@ function render() {
       // The waiting survives the page: its creator may close it and come back by My games.
       status.textContent =
         hello && hello.seat
-          ? 'Waiting for an opponent: send them the link above (Copy, Share or the QR code). The game starts when they take the seat, and this page plays it. You may close this page meanwhile: the game stays in My games (the link at the top).'
-          : 'Waiting for an opponent: send them the link.';
+          ? t('waiting-creator')
+          : t('waiting-opponent');
     } else if (view !== null) {
-      status.textContent = `Looking back: the position after turn ${view} of ${n}.`;
-      if (myTurn()) status.textContent += ' It is your turn.';
+      status.textContent = t('looking-back', { turn: view, count: n });
+      if (myTurn()) status.textContent += ` ${t('it-is-your-turn')}`;
     } else if (myTurn()) {
-      status.textContent = pending ? 'Choose a man to remove.' : 'Your turn.';
+      status.textContent = t(pending ? 'choose-removal' : 'your-turn-now');
     } else {
-      status.textContent = `${state.to_move === 'white' ? 'White' : 'Black'} to move.`;
+      status.textContent = t('to-move', { side: state.to_move });
     }
     if (!banner.classList.contains('error')) banner.hidden = true;
   }
@@ -582,7 +585,7 @@ function render() {
   if (over) {
     const mine = state.rematch_offer === hello.seat;
     rematch.disabled = mine;
-    rematch.textContent = mine ? 'Rematch offered' : state.rematch_offer ? 'Accept the rematch' : 'Rematch';
+    rematch.textContent = t(mine ? 'rematch-offered-button' : state.rematch_offer ? 'rematch-accept' : 'rematch');
   }
   $('rematch-decline').hidden = !over || !state.rematch_offer || state.rematch_offer === hello.seat;
   if (state.rematch && (!hello || !hello.seat)) {
@@ -609,25 +612,24 @@ function render() {
   $('takeback-offer').hidden = !playing || Boolean(asked) || ownTurns < 1;
   $('takeback-accept').hidden = !askedOfMe;
   $('takeback-decline').hidden = !askedOfMe;
-  if (askedOfMe) status.textContent += ' Your opponent asks for a takeback.';
-  if (theirs) status.textContent += ' Your opponent offers a draw.';
-  else if (playing && offered) status.textContent += ' You offered a draw.';
+  if (askedOfMe) status.textContent += ` ${t('opponent-asks-takeback')}`;
+  if (theirs) status.textContent += ` ${t('opponent-offers-draw')}`;
+  else if (playing && offered) status.textContent += ` ${t('you-offered-draw')}`;
 
   const claimable = playing && state.claim && state.claim.by === hello.seat;
   $('claim').hidden = !claimable;
   tick();
 
-  $('spectators').textContent =
-    state.spectators === 1 ? '1 spectator' : `${state.spectators} spectators`;
+  $('spectators').textContent = t('spectators', { count: state.spectators });
   root.dataset.version = String(state.version);
   root.dataset.status = state.status;
 
   if (state.last_turn && lastAnnounced !== state.turns.length) {
     lastAnnounced = state.turns.length;
-    const mover = state.turns.length % 2 === 1 ? 'White' : 'Black';
+    const mover = state.turns.length % 2 === 1 ? 'white' : 'black';
     let text = describe(state.last_turn, mover);
     if (state.status === 'finished') text += `. ${banner.textContent}`;
-    else if (myTurn()) text += '. Your turn.';
+    else if (myTurn()) text += `. ${t('your-turn-now')}`;
     announce(text);
     endAnnounced = state.status === 'finished';
   }
@@ -651,22 +653,22 @@ function tick() {
   let kind = ''; // what the note says, without its countdown: said once to screen readers
   if (state.status === 'playing' && clock && clock.first_move_ms !== null) {
     const left = Math.max(0, Math.ceil((clock.first_move_ms - elapsed) / 1000));
-    const name = state.to_move === 'white' ? 'White' : 'Black';
-    const away = !state.seats[state.to_move].connected;
-    const who = hello && hello.seat === state.to_move ? 'You have' : `${name} has`;
+    const side = state.to_move;
+    const away = !state.seats[side].connected;
+    const who = hello && hello.seat === side ? 'you' : side;
     // The countdown runs only while its player is here: an absent one has the absence wait.
     text = away
-      ? `Waiting for ${name} to come back: the game is called off in ${left} s.`
-      : `${who} ${left} s to make a first move, or the game is aborted.`;
+      ? t('first-move-away', { side, seconds: left })
+      : t('first-move-left', { who, seconds: left });
     kind = `first move ${state.to_move}`;
   }
   const claim = state.status === 'playing' ? state.claim : null;
   if (claim) {
     const left = Math.max(0, Math.ceil((claim.in_ms - elapsed) / 1000));
-    const gone = `${state.to_move === 'white' ? 'White' : 'Black'} has left the game.`;
+    const gone = t('side-left', { side: state.to_move });
     const mine = hello && hello.seat === claim.by;
     if (mine) {
-      text = left > 0 ? `${gone} You may claim the win in ${left} s.` : `${gone} You may claim the win or a draw, or wait.`;
+      text = `${gone} ${left > 0 ? t('claim-soon', { seconds: left }) : t('claim-now')}`;
       kind = left > 0 ? 'claim soon' : 'claim now';
       $('claim-win').disabled = left > 0;
       $('claim-draw').disabled = left > 0;
@@ -698,11 +700,11 @@ function step(where) {
   if (state.status !== 'finished' && view === n) {
     view = null;
     render();
-    announce(myTurn() ? 'Back to the game. Your turn.' : 'Back to the game.');
+    announce(myTurn() ? `${t('back-in-game')} ${t('your-turn-now')}` : t('back-in-game'));
     return;
   }
   render();
-  announce(view === 0 ? 'Start of the game.' : `Turn ${view}: ${state.turns[view - 1]}`);
+  announce(view === 0 ? t('replay-start') : t('replay-turn', { turn: view, played: state.turns[view - 1] }));
 }
 
 $('back-to-game').addEventListener('click', () => step('last'));
@@ -748,12 +750,12 @@ async function showCalledOff() {
   if (calledOffShown) return;
   calledOffShown = true;
   const other = state.seats[hello.seat === 'white' ? 'black' : 'white'];
-  let why = 'The game was called off before it began: nobody lost.';
-  if (endedHere === 'cancel') why = 'You cancelled the game: nobody lost.';
-  else if (endedHere === 'abort') why = 'You aborted the game before it began: nobody lost.';
-  else if (!other.taken) why = 'Nobody took the other seat, so the game was called off: nobody lost.';
-  else if (!other.connected) why = 'Your opponent did not come back, so the game was called off: nobody lost.';
-  $('called-off-text').textContent = why;
+  let why = 'called-off';
+  if (endedHere === 'cancel') why = 'called-off-cancelled';
+  else if (endedHere === 'abort') why = 'called-off-aborted';
+  else if (!other.taken) why = 'called-off-nobody-came';
+  else if (!other.connected) why = 'called-off-not-back';
+  $('called-off-text').textContent = t(why);
   box.hidden = false;
   const list = $('called-off-list');
   try {
@@ -766,8 +768,7 @@ async function showCalledOff() {
         const a = document.createElement('a');
         a.href = `/g/${c.id}`;
         a.textContent = c.name;
-        const side = c.waiting === 'white' ? 'White' : 'Black';
-        li.append(a, `, ${c.time}: ${side} is waiting`);
+        li.append(a, `, ${c.time}: ${t('challenge-waiting', { side: c.waiting })}`);
         return li;
       }),
     );
@@ -777,16 +778,17 @@ async function showCalledOff() {
   }
 }
 
-for (const [button, type, label] of [
-  ['resign', 'resign', 'Resign'],
-  ['abort', 'abort', 'Abort'],
-  ['cancel', 'cancel', 'Cancel the game'],
+for (const [button, type] of [
+  ['resign', 'resign'],
+  ['abort', 'abort'],
+  ['cancel', 'cancel'],
 ]) {
   const el = $(button);
+  const label = el.textContent; // the page's words for it
   el.addEventListener('click', () => {
     if (el.dataset.armed !== 'yes') {
       el.dataset.armed = 'yes';
-      el.textContent = `${label}? Click again`;
+      el.textContent = t('click-again', { action: label });
       setTimeout(() => {
         el.dataset.armed = '';
         el.textContent = label;
@@ -847,8 +849,8 @@ async function takeHandoff() {
   const stale = $('handoff-stale');
   stale.textContent =
     body?.error === 'not_allowed'
-      ? 'That link to a seat was used already or has expired: open a new one on the device that holds the seat.'
-      : `That link to a seat did not work (${body?.message ?? 'no answer'}): try it again.`;
+      ? t('handoff-stale')
+      : t('handoff-broken', { why: body?.message ?? t('no-answer') });
   stale.hidden = false;
   return false;
 }

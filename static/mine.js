@@ -3,6 +3,7 @@
 // server says what is true; this page only words it.
 
 import { myGames } from './my-turns.js';
+import { t } from './i18n.js';
 
 const $ = (sel) => document.getElementById(sel);
 
@@ -16,18 +17,17 @@ function left(ms) {
 }
 
 function words(game) {
-  const name = game.title;
-  const against = game.against_computer ? ' against the computer' : '';
-  const you = `you play ${game.seat}`;
-  if (game.status === 'waiting') return `${name}${against}, ${you}: waiting for someone to take the other seat`;
+  const name = game.against_computer ? t('mine-against-computer', { game: game.title }) : game.title;
+  const you = t('mine-you-play', { side: game.seat });
+  if (game.status === 'waiting') return `${name}, ${you}: ${t('mine-waiting')}`;
   if (game.status === 'finished') {
     const won = { '1-0': 'white', '0-1': 'black' }[game.result];
-    const end = won ? (won === game.seat ? 'you won' : 'you lost') : game.result === '1/2-1/2' ? 'a draw' : 'ended';
-    return `${name}${against}, ${you}: ${end}`;
+    const end = won ? (won === game.seat ? 'mine-won' : 'mine-lost') : game.result === '1/2-1/2' ? 'mine-draw' : 'mine-ended';
+    return `${name}, ${you}: ${t(end)}`;
   }
-  const turn = game.your_turn ? 'your turn' : 'their turn';
-  const time = game.left_ms === null || game.left_ms === undefined ? '' : `, ${left(game.left_ms)} left`;
-  return `${name}${against}, ${you}: ${turn}${time}`;
+  const turn = t(game.your_turn ? 'mine-your-turn' : 'mine-their-turn');
+  const time = game.left_ms === null || game.left_ms === undefined ? '' : `, ${t('mine-left', { time: left(game.left_ms) })}`;
+  return `${name}, ${you}: ${turn}${time}`;
 }
 
 function fill(list, none, games) {
@@ -52,6 +52,6 @@ myGames()
     fill($('mine-done'), $('mine-done-none'), body.games.filter((g) => g.status === 'finished'));
   })
   .catch((e) => {
-    $('mine-error').textContent = `Your games could not be loaded (${e.message}): reload the page to try again.`;
+    $('mine-error').textContent = t('mine-error', { why: e.message });
     $('mine-error').hidden = false;
   });

@@ -1,6 +1,8 @@
 // "Your turn in N games": a line of its own on any page that has an element `#my-turns` (the
 // home page), filled from GET /api/my-games; and that fetch, for the My games page too.
 
+import { t } from './i18n.js';
+
 // This browser's games, as the server lists them.
 export async function myGames() {
   const res = await fetch('/api/my-games', { credentials: 'same-origin' });
@@ -16,7 +18,7 @@ if (line) {
       if (n === 0) return;
       const a = document.createElement('a');
       a.href = '/my-games';
-      a.textContent = `Your turn in ${n} ${n === 1 ? 'game' : 'games'}`;
+      a.textContent = t('your-turn-in-games', { count: n });
       line.replaceChildren(a);
       line.hidden = false;
     })

@@ -4,6 +4,7 @@
 // checks every name (docs/protocol.md, "Names"); a refused one is said under the form.
 
 import { calledOff } from './state.js';
+import { t } from './i18n.js';
 
 const KEY = 'merels.name';
 
@@ -67,7 +68,7 @@ export class NameForm {
         // A browser that keeps nothing still plays under the name in this game.
       }
       this.asked = null;
-      this.say('Saved: this browser will use it in your next games too.');
+      this.say(t('name-saved'));
     }
     if (document.activeElement !== this.input && this.asked === null) this.input.value = mine;
     const remembered = rememberedName();
@@ -79,7 +80,7 @@ export class NameForm {
   error(msg) {
     if (msg.code !== 'bad_name') return false;
     this.asked = null;
-    this.say(`Not saved: ${msg.message}.`);
+    this.say(t('name-not-saved', { why: msg.message }));
     return true;
   }
 

@@ -4,6 +4,8 @@
 // end. They come from this page, not from a push service: a closed page tells nothing, and the
 // game waits on the server as ever.
 
+import { t } from './i18n.js';
+
 const $ = (sel) => document.getElementById(sel);
 
 // Whether a game is played over days (its turns, not only its arrival, are notified).
@@ -38,10 +40,10 @@ export class Notifier {
     const button = $('notify');
     const permission = Notifier.supported() ? Notification.permission : 'denied';
     button.hidden = !this.wanted || permission !== 'default';
-    button.textContent = this.waiting ? 'Notify me when my opponent arrives' : 'Notify me of my turn';
+    button.textContent = t(this.waiting ? 'notify-arrival' : 'notify-turn');
     const on = $('notify-on');
     on.hidden = !this.wanted || permission !== 'granted';
-    on.textContent = this.waiting ? 'You will be notified when your opponent arrives.' : 'You are notified of your turn.';
+    on.textContent = t(this.waiting ? 'notify-arrival-on' : 'notify-turn-on');
   }
 
   // Says `body` under the title, if notifications are allowed and the page is not in view. One

@@ -5,13 +5,14 @@
 // answer; a wrong one its exact value and the right turn; the streak is this browser's.
 
 import { Board, menAt } from './board.js';
+import { t } from './i18n.js';
 import { press, sameMove, targets as targetsOf } from './picking.js';
+import { describe } from './turn-words.js';
 
 const $ = (sel) => document.getElementById(sel);
 const data = JSON.parse($('puzzle-data').textContent);
 const me = data.to_move;
 const them = me === 'white' ? 'black' : 'white';
-const Side = { white: 'White', black: 'Black' };
 const streakKey = 'merels.puzzles.streak';
 
 let men = menAt(data.men);
@@ -43,7 +44,7 @@ function activate(point) {
     return;
   }
   ({ selected, pending } = next);
-  if (next.mill) announce('A mill! Choose a man to remove.');
+  if (next.mill) announce(t('mill-remove'));
   render();
 }
 
@@ -62,12 +63,6 @@ function apply(turn, side) {
   last = new Set([turn.from, turn.to].filter(Boolean));
 }
 
-function describe(turn, side) {
-  let text = turn.from ? `${Side[side]} moved ${turn.from} to ${turn.to}` : `${Side[side]} placed on ${turn.to}`;
-  if (turn.remove) text += `, removing ${turn.remove}`;
-  return text;
-}
-
 async function play(turn) {
   selected = null;
   pending = null;
@@ -75,7 +70,7 @@ async function play(turn) {
   apply(turn, me);
   played.push(turn.turn);
   busy = true;
-  say('Checking…');
+  say(t('puzzle-checking'));
   render();
   let answer;
   try {
@@ -85,7 +80,7 @@ async function play(turn) {
       body: JSON.stringify({ turns: played }),
     });
     answer = await response.json();
-    if (!response.ok) throw new Error(answer.message || `the server answered ${response.status}`);
+    if (!response.ok) throw new Error(answer.message || t('server-answered', { status: response.status }));
   } catch (e) {
     // Nothing was judged: the turn is taken back, to be played again.
     played.pop();
@@ -93,7 +88,7 @@ async function play(turn) {
     hand = before.hand;
     last = new Set();
     busy = false;
-    say(`Not judged: ${e.message}`);
+    say(t('puzzle-not-judged', { why: e.message }));
     render();
     return;
   }
@@ -104,7 +99,7 @@ async function play(turn) {
     hand = { ...answer.then.hand };
     legal = answer.then.legal;
     position = answer.then.position;
-    say(`Right. ${describe(answer.reply, them)}. Your turn: ${data.solver_turns - played.length} more to find.`);
+    say(t('puzzle-right', { reply: describe(answer.reply, them), count: data.solver_turns - played.length }));
   } else {
     finish(answer, turn);
   }
@@ -112,9 +107,9 @@ async function play(turn) {
 }
 
 function outcomeWords(outcome) {
-  if (outcome === 'loss') return `this loses: ${Side[them]} wins`;
-  if (outcome === 'draw') return `this lets ${Side[them]} draw`;
-  return 'this wins';
+  if (outcome === 'loss') return t('puzzle-loses', { side: them });
+  if (outcome === 'draw') return t('puzzle-lets-draw', { side: them });
+  return t('puzzle-wins');
 }
 
 function finish(answer, turn) {
@@ -123,12 +118,12 @@ function finish(answer, turn) {
   let streak = Number(localStorage.getItem(streakKey) || 0);
   if (answer.result === 'solved') {
     streak += 1;
-    say(`Solved! ${turn.turn} was the one turn that ${data.goal === 'win' ? 'keeps the win' : 'holds the draw'}.`);
+    say(t('puzzle-solved', { turn: turn.turn, goal: data.goal }));
     $('verdict').className = 'verdict solved';
   } else {
     streak = 0;
     const w = answer.wrong;
-    say(`${w.turn}: ${outcomeWords(w.outcome)} (${w.value}). The right turn was ${w.right.turn} (${w.right_value}).`);
+    say(`${w.turn}: ${outcomeWords(w.outcome)} (${w.value}). ${t('puzzle-right-turn-was', { turn: w.right.turn, value: w.right_value })}`);
     $('verdict').className = 'verdict wrong';
     $('show-right').hidden = false;
     shown = 'wrong';
@@ -146,7 +141,7 @@ function finish(answer, turn) {
     // Private windows may refuse storage: the streak lasts for this page.
   }
   showStreak(streak);
-  $('line').textContent = `The line: ${answer.line}`;
+  $('line').textContent = t('puzzle-line', { line: answer.line });
   $('line').hidden = false;
   $('your-rating').textContent = answer.rating;
   const change = answer.rating_change;
@@ -161,12 +156,12 @@ $('show-right').addEventListener('click', () => {
   ({ men, hand, last } = views[next]);
   men = new Map(men);
   shown = next;
-  $('show-right').textContent = next === 'wrong' ? 'Show the right turn' : 'Show the turn played';
+  $('show-right').textContent = t(next === 'wrong' ? 'puzzle-show-right' : 'puzzle-show-played');
   render();
 });
 
 function showStreak(streak) {
-  $('streak').textContent = streak > 0 ? `Streak: ${streak} solved in a row.` : '';
+  $('streak').textContent = streak > 0 ? t('puzzle-streak', { count: streak }) : '';
 }
 
 function say(text) {
@@ -186,7 +181,7 @@ $('type-turn').addEventListener('submit', (ev) => {
   if (!text || busy || over) return;
   const turn = legal.find((t) => t.turn === text);
   if (!turn) {
-    say(`${text} is not a legal turn here.`);
+    say(t('illegal-turn', { turn: text }));
     return;
   }
   input.value = '';
@@ -213,7 +208,7 @@ function render() {
     last,
     mills: new Set(),
   });
-  const hands = ['white', 'black'].filter((s) => hand[s] > 0).map((s) => `${Side[s]}: ${hand[s]} in hand`);
+  const hands = ['white', 'black'].filter((s) => hand[s] > 0).map((s) => t('in-hand', { side: s, count: hand[s] }));
   $('hands').textContent = hands.join(' · ');
   $('status').hidden = true;
   // What the page stands at, for scripts and tests: the position to play, and whether it is over.

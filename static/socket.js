@@ -8,6 +8,8 @@
 // and the page goes there. Should that address not answer right after being named (a firewall,
 // this page's policy), the page comes back and asks to be served where it is (`?direct=0`).
 
+import { t } from './i18n.js';
+
 // A server that says nothing for this long is asked whether it is there (`ping`); one that then
 // says nothing for `GIVE_UP_MS` more is taken for gone (paused, or cut off without a close) and
 // left for another: the balancer sends the new socket to an instance that answers.
@@ -69,9 +71,9 @@ export class GameSocket {
     const socket = this.open(this.url ?? this.ownSocket());
     this.socket = socket;
     let heard = false;
-    this.status('Connecting…', false);
+    this.status(t('connecting'), false);
     socket.onopen = () => {
-      this.status('Connected', true);
+      this.status(t('connected'), true);
       this.listen(socket);
     };
     socket.onmessage = (ev) => {
@@ -101,7 +103,7 @@ export class GameSocket {
         return;
       }
       if (ev.code === 4404) {
-        this.status('No such game.', false);
+        this.status(t('no-such-game'), false);
         return;
       }
       if (ev.code === 4000 || (ev.code === 4307 && this.moves < 3)) {
@@ -125,7 +127,7 @@ export class GameSocket {
       // met by every client at once.
       const delay = Math.min(10000, 500 * 2 ** this.retry) * (0.75 + Math.random() / 2);
       this.retry += 1;
-      this.status(`Disconnected. Reconnecting in ${Math.ceil(delay / 1000)} s…`, false);
+      this.status(t('reconnecting', { seconds: Math.ceil(delay / 1000) }), false);
       this.reconnecting = setTimeout(() => this.connect(), delay);
     };
   }

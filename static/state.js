@@ -3,6 +3,7 @@
 // clocks and the end, in words. Nothing here judges a turn: the server owns the rules.
 
 import { menAt, moved } from './board.js';
+import { t } from './i18n.js';
 
 // Applies an update: the turn list grows by the last turn, or is cut after a takeback; the rest
 // is replaced. False if the update does not follow from the state held (one was skipped).
@@ -59,17 +60,22 @@ export function position(state, view) {
 // (`online`, `offline`, `waiting`; the computer's thinking instead).
 export function seatWords(state, side, me) {
   const seat = state.seats[side];
-  let who = 'open seat';
-  if (me === side) who = 'you';
-  else if (seat.computer) who = `computer, level ${seat.computer.level}, ${seat.computer.name}`;
-  else if (seat.taken) who = me ? 'opponent' : 'player';
-  let online = seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
+  let who = t('seat-open');
+  if (me === side) who = t('you');
+  else if (seat.computer) who = t('seat-computer', { level: seat.computer.level });
+  else if (seat.taken) who = t(me ? 'seat-opponent' : 'seat-player');
+  // `online` is also the presence's class; the computer is always there.
+  const online = seat.computer ? 'online' : seat.taken ? (seat.connected ? 'online' : 'offline') : 'waiting';
+  const words = { online: t('presence-online'), offline: t('presence-offline'), waiting: t('presence-waiting') };
+  let presence = words[online];
   if (seat.computer) {
     const thinking = state.status === 'playing' && state.to_move === side;
     const last = seat.computer.thought_ms;
-    online = thinking ? 'thinking…' : last != null ? `thought ${(last / 1000).toFixed(1)} s` : 'ready';
+    if (thinking) presence = t('computer-thinking');
+    else if (last != null) presence = t('computer-thought', { seconds: Math.round(last / 100) / 10 });
+    else presence = t('computer-idle');
   }
-  return { who, online };
+  return { who, online, presence };
 }
 
 // Whether the game was called off before it began (aborted: the opponent never came or never

@@ -5,14 +5,15 @@
 // left with perfect play, and plainly when a turn let the win slip.
 
 import { Board, menAt } from './board.js';
+import { t } from './i18n.js';
 import { press, sameMove, targets as targetsOf } from './picking.js';
+import { describe } from './turn-words.js';
 
 const $ = (sel) => document.getElementById(sel);
 const data = JSON.parse($('trainer-data').textContent);
 const start = data.start;
 const me = start.to_move;
 const them = me === 'white' ? 'black' : 'white';
-const Side = { white: 'White', black: 'Black' };
 
 let men = menAt(start.men);
 let hand = { ...start.hand };
@@ -35,7 +36,7 @@ function activate(point) {
     return;
   }
   ({ selected, pending } = next);
-  if (next.mill) announce('A mill! Choose a man to remove.');
+  if (next.mill) announce(t('mill-remove'));
   render();
 }
 
@@ -54,18 +55,12 @@ function apply(turn, side) {
   last = new Set([turn.from, turn.to].filter(Boolean));
 }
 
-function describe(turn, side) {
-  let text = turn.from ? `${Side[side]} moved ${turn.from} to ${turn.to}` : `${Side[side]} placed on ${turn.to}`;
-  if (turn.remove) text += `, removing ${turn.remove}`;
-  return text;
-}
-
 // What the player has now, with perfect play from here, in words.
 function standing(answer) {
-  if (answer.outcome === 'draw') return 'It is a draw with perfect play.';
-  const turns = Math.ceil(answer.distance / 2);
-  if (answer.outcome === 'win') return `You win in ${answer.distance} plies (${turns} of your turns) with perfect play.`;
-  return `${Side[them]} wins in ${answer.distance} plies with perfect play.`;
+  const plies = answer.distance;
+  if (answer.outcome === 'draw') return t('trainer-draw-now');
+  if (answer.outcome === 'win') return t('trainer-you-win-in', { plies, turns: Math.ceil(plies / 2) });
+  return t(them === 'white' ? 'trainer-white-wins-in' : 'trainer-black-wins-in', { plies });
 }
 
 async function play(turn) {
@@ -74,7 +69,7 @@ async function play(turn) {
   const before = { men: new Map(men), hand: { ...hand }, last };
   apply(turn, me);
   busy = true;
-  say('Thinking…');
+  say(t('trainer-thinking'));
   render();
   let answer;
   try {
@@ -84,12 +79,12 @@ async function play(turn) {
       body: JSON.stringify({ position, turn: turn.turn }),
     });
     answer = await response.json();
-    if (!response.ok) throw new Error(answer.message || `the server answered ${response.status}`);
+    if (!response.ok) throw new Error(answer.message || t('server-answered', { status: response.status }));
   } catch (e) {
     // Nothing was played: the turn is taken back, to be played again.
     ({ men, hand, last } = before);
     busy = false;
-    say(`Not played: ${e.message}`);
+    say(t('trainer-not-played', { why: e.message }));
     render();
     return;
   }
@@ -103,8 +98,9 @@ async function play(turn) {
   let slip = '';
   if (answer.slipped) {
     slip = answer.outcome === 'draw'
-      ? `${turn.turn} let the win slip: it is a draw now. `
-      : `${turn.turn} threw it away: ${Side[them]} wins now. `;
+      ? t('trainer-slip-draw', { turn: turn.turn })
+      : t('trainer-slip-loss', { turn: turn.turn, side: them });
+    slip += ' ';
     expected = answer.outcome;
     $('verdict').className = 'verdict wrong';
   } else {
@@ -117,14 +113,14 @@ async function play(turn) {
     $('distance').textContent = '';
     if (answer.over === me) {
       $('verdict').className = 'verdict solved';
-      say(`${slip}Won! ${expected === 'win' ? 'You played the win out against perfect defence.' : 'The defence let you back in.'}`);
+      say(slip + t(expected === 'win' ? 'trainer-won' : 'trainer-won-back'));
     } else {
-      say(`${slip}${reply} The game is over: ${answer.over === 'draw' ? 'a draw' : `${Side[them]} won`}.`);
+      say(`${slip}${reply} ${t('trainer-over', { result: answer.over })}`);
     }
     $('again').focus();
   } else {
     $('distance').textContent = standing(answer);
-    say(`${slip}${turn.turn}: ${answer.value}.${reply} Your turn.`);
+    say(`${slip}${turn.turn}: ${answer.value}.${reply} ${t('your-turn-now')}`);
   }
   render();
 }
@@ -146,7 +142,7 @@ $('type-turn').addEventListener('submit', (ev) => {
   if (!text || busy || over) return;
   const turn = legal.find((t) => t.turn === text);
   if (!turn) {
-    say(`${text} is not a legal turn here.`);
+    say(t('illegal-turn', { turn: text }));
     return;
   }
   input.value = '';
@@ -173,7 +169,7 @@ function render() {
     last,
     mills: new Set(),
   });
-  const hands = ['white', 'black'].filter((s) => hand[s] > 0).map((s) => `${Side[s]}: ${hand[s]} in hand`);
+  const hands = ['white', 'black'].filter((s) => hand[s] > 0).map((side) => t('in-hand', { side, count: hand[side] }));
   $('hands').textContent = hands.join(' · ');
   // What the page stands at, for scripts and tests: the position to play, and whether it is over.
   $('trainer').dataset.position = position;

@@ -5,10 +5,13 @@
 //! pages' templates (askama, escaping by default) live in `static/` beside the scripts that use
 //! their ids; the server renders them and does not serve them.
 
+use super::lang::Reader;
 use crate::catalog::VariantInfo;
+use crate::i18n::Lang;
 use crate::rules::Board;
 use crate::rules::board::points;
 use axum::http::StatusCode;
+use axum::http::header::{CONTENT_LANGUAGE, VARY};
 use axum::response::{Html, IntoResponse, Response};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -33,6 +36,9 @@ pub fn escape(s: &str) -> String {
 #[derive(askama::Template)]
 #[template(path = "layout.html")]
 struct Layout<'a> {
+    lang: crate::i18n::Lang,
+    reader: &'a Reader,
+    languages: &'static [crate::i18n::Language],
     title: &'a str,
     /// The page's own markup, rendered by its template.
     main: &'a str,
@@ -58,27 +64,37 @@ pub struct Preview {
     pub image_alt: String,
 }
 
-/// `main` (a page's markup) in the frame every page shares, with `script` (a module in
-/// `static/`) if the page has one.
-pub fn layout(title: &str, main: &str, script: Option<&str>) -> Html<String> {
-    layout_with(title, main, script, None)
+/// `main` (a page's markup) in the frame every page shares, in `reader`'s language, with
+/// `script` (a module in `static/`) if the page has one.
+pub fn layout(reader: &Reader, title: &str, main: &str, script: Option<&str>) -> Response {
+    layout_with(reader, title, main, script, None)
 }
 
 /// [`layout`], with the page's own link preview.
 pub fn layout_with(
+    reader: &Reader,
     title: &str,
     main: &str,
     script: Option<&str>,
     preview: Option<&Preview>,
-) -> Html<String> {
-    Html(render(&Layout {
+) -> Response {
+    let page = Html(render(&Layout {
+        lang: reader.lang,
+        reader,
+        languages: crate::i18n::languages(),
         title,
         main,
         script,
         version: env!("CARGO_PKG_VERSION"),
         commit: env!("MERELS_COMMIT"),
         preview,
-    }))
+    }));
+    // The same address reads in the language its cookie or header asks for: a cache keys on both.
+    let headers = [
+        (VARY, "Accept-Language, Cookie"),
+        (CONTENT_LANGUAGE, reader.lang.code()),
+    ];
+    (headers, page).into_response()
 }
 
 /// A template's markup. Rendering fails only when a value's `Display` does, which none of the
@@ -110,10 +126,10 @@ pub struct Message<'a> {
 }
 
 impl Message<'_> {
-    /// The page, titled after its heading, with `status`.
-    pub fn page(&self, status: StatusCode) -> Response {
+    /// The page, titled after its heading, with `status`, in `reader`'s language.
+    pub fn page(&self, reader: &Reader, status: StatusCode) -> Response {
         let title = format!("{} · merels", self.heading);
-        (status, layout(&title, &render(self), None)).into_response()
+        (status, layout(reader, &title, &render(self), None)).into_response()
     }
 }
 
@@ -184,13 +200,13 @@ impl Start {
         Start::ALL.into_iter().find(|s| s.value() == value)
     }
 
-    /// The button's words.
-    pub fn words(self) -> &'static str {
-        match self {
-            Start::Friend => "Play a friend",
-            Start::Open => "Open challenge",
-            Start::Computer => "Play the computer",
-        }
+    /// The button's words, in `lang`.
+    pub fn words(self, lang: Lang) -> String {
+        lang.t(match self {
+            Start::Friend => "start-friend",
+            Start::Open => "start-open",
+            Start::Computer => "start-computer",
+        })
     }
 
     /// Whether the computer takes the other seat (the form then sends a level).
@@ -210,24 +226,60 @@ pub const DEFAULT_LEVEL: u8 = 3;
 /// What every table setup offers after the variant's own options (`play` in
 /// `static/setup-parts.html`): the time controls, the computer's levels and the ways to start.
 pub struct Play {
+    pub(super) lang: Lang,
     pub(super) presets: &'static [crate::clock::TimeControl],
     pub(super) levels: Vec<crate::engine::Level>,
     pub(super) default_level: u8,
     pub(super) starts: [Start; 3],
-    pub(super) open_hint: &'static str,
 }
 
 impl Play {
-    /// The one set of choices every setup form offers.
-    pub fn new() -> Play {
+    /// The one set of choices every setup form offers, in `lang`.
+    pub fn new(lang: Lang) -> Play {
         Play {
+            lang,
             presets: &crate::clock::PRESETS,
             levels: crate::engine::Level::all().collect(),
             default_level: DEFAULT_LEVEL,
             starts: Start::ALL,
-            open_hint: "An open challenge is listed on the home page for anyone to take.",
         }
     }
+
+    /// A time control in the form's language.
+    pub fn clock(&self, control: &crate::clock::TimeControl) -> String {
+        clock_words(self.lang, *control)
+    }
+
+    /// A computer's level in the form's language: `3 (club)`.
+    pub fn level(&self, level: &crate::engine::Level) -> String {
+        level_words(self.lang, *level)
+    }
+}
+
+/// A time control in `lang`: `Untimed`, or its minutes and seconds (`5 min + 3 s`, the units'
+/// symbols, which the languages here share).
+pub fn clock_words(lang: Lang, control: crate::clock::TimeControl) -> String {
+    if control.is_timed() {
+        control.words()
+    } else {
+        lang.t("clock-untimed")
+    }
+}
+
+/// A computer's level in `lang`, its number and its name: `3 (club)`.
+pub fn level_words(lang: Lang, level: crate::engine::Level) -> String {
+    const NAMES: [&str; 6] = [
+        "level-beginner",
+        "level-casual",
+        "level-club",
+        "level-strong",
+        "level-expert",
+        "level-master",
+    ];
+    let name = NAMES
+        .get(usize::from(level.number().saturating_sub(1)))
+        .map_or_else(|| level.name().to_string(), |key| lang.t(key));
+    lang.t2("level-named", ("number", level.number()), ("name", name))
 }
 
 /// The table setup for a variant (`static/setup.html`).
@@ -241,11 +293,11 @@ struct Setup<'a> {
 
 /// The table setup for a variant: its own options only, the clock, the colour, and the
 /// opponent.
-pub fn setup_form(info: &VariantInfo) -> String {
+pub fn setup_form(lang: Lang, info: &VariantInfo) -> String {
     render(&Setup {
         slug: info.slug(),
         options: &info.spec.options,
-        play: Play::new(),
+        play: Play::new(lang),
     })
 }
 

@@ -11,6 +11,7 @@
 use super::AppState;
 use super::error::ApiError;
 use super::limits::ClientIp;
+use crate::i18n::Lang;
 use crate::picture::{Look, Theme, View};
 use crate::protocol::{ErrorCode, GameState, Geometry, Status};
 use crate::rooms::RoomError;
@@ -20,6 +21,7 @@ use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, ETAG, IF_NONE_MATCH};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
+use fluent_bundle::FluentArgs;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -316,7 +318,9 @@ pub async fn preview(
 ) -> Result<Response, ApiError> {
     let look = look(&query)?;
     let (state, geometry) = game(&app, &id).await?;
-    let (title, text) = preview_text(&app, &state);
+    // One picture for every reader (its address names no language, and caches keep it): the
+    // fallback's words.
+    let (title, text) = preview_text(&app, &state, crate::i18n::fallback());
     let view = View::at(&state, &geometry, state.turns.len()).unwrap_or_default();
     let finished = state.now.status == Status::Finished;
     let key = (Kind::Preview, id, state.now.version, look);
@@ -381,35 +385,49 @@ pub async fn variant(
 
 /// A game's link preview in words: its title (the variant's name) and a sentence for its state:
 /// an invitation while a seat waits, the turn while it is played, the result and how once over.
-pub fn preview_text(app: &AppState, state: &GameState) -> (String, String) {
+/// In `lang`, but for the variants' names and options and the server's words of a result.
+pub fn preview_text(app: &AppState, state: &GameState, lang: Lang) -> (String, String) {
     let info = app.rooms.catalog().get(&state.variant).ok();
     let title = super::pages::title_of(app, state);
     let clock = match state.now.time_control.is_timed() {
         true => state.now.time_control.words(),
-        false => "untimed".to_string(),
+        false => lang.t("preview-untimed"),
     };
     let rules = info
         .map(|i| super::html::options_in_words(i, &state.options))
         .filter(|words| !words.is_empty())
         .map(|words| format!(" {}.", words.replace(" · ", ". ")))
         .unwrap_or_default();
-    let text = match state.now.status {
+    let mut args = FluentArgs::new();
+    args.set("variant", title.as_str());
+    args.set("clock", clock);
+    let key = match state.now.status {
         Status::Waiting => {
             let host = if state.now.seats.white.taken {
-                "White"
+                "white"
             } else {
-                "Black"
+                "black"
             };
-            format!("{host} invites you to play {title}, {clock}.{rules}")
+            args.set("side", host);
+            "preview-invite"
         }
-        Status::Playing => format!("Live: {title}, {clock}, turn {}.", state.turns.len() + 1),
+        Status::Playing => {
+            args.set("turn", state.turns.len() + 1);
+            "preview-playing"
+        }
         Status::Finished => {
-            let how = state.now.summary.as_deref().unwrap_or("The game is over");
-            format!(
-                "{how}, after {} turns. {title}, {clock}.",
-                state.turns.len()
-            )
+            let how = match state.now.summary.as_deref() {
+                Some(how) => how.to_string(),
+                None => lang.t("preview-over"),
+            };
+            args.set("how", how);
+            args.set("count", state.turns.len());
+            "preview-finished"
         }
     };
+    let mut text = lang.format(key, Some(&args));
+    if state.now.status == Status::Waiting {
+        text.push_str(&rules);
+    }
     (title, text)
 }

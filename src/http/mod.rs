@@ -12,6 +12,7 @@ pub mod error;
 pub mod forward;
 mod html;
 pub mod images;
+pub mod lang;
 pub mod limits;
 pub mod listen;
 mod pages;
@@ -151,6 +152,7 @@ pub fn router(state: AppState) -> Router {
         .route("/embed/{id}", get(pages::embed))
         .route("/variants", get(|| async { Redirect::permanent("/") }))
         .route("/variants/{slug}", get(variants::page))
+        .route("/lang/{code}", get(lang::switch))
         .route("/favicon.ico", get(assets::favicon))
         .route("/g/{id}/record", get(api::record))
         .route("/g/{id}/analysis", get(pages::analysis))

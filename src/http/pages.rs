@@ -5,14 +5,16 @@
 use super::browser::{BrowserId, hold_seat};
 use super::error::ApiError;
 use super::html::{
-    DEFAULT_LEVEL, Message, Play, Preview, Start, board_svg, escape, form_options, layout,
-    layout_with, options_in_words, render, script_json,
+    DEFAULT_LEVEL, Message, Play, Preview, Start, board_svg, clock_words, escape, form_options,
+    layout, layout_with, level_words, options_in_words, render, script_json,
 };
+use super::lang::Reader;
 use super::limits::ClientIp;
 use super::variants::STANDARD;
 use super::{AppState, base_url, presented_secret, seat_cookies};
 use crate::catalog::VariantInfo;
 use crate::clock::TimeControl;
+use crate::i18n::Lang;
 use crate::rooms::{ColorChoice, RoomError};
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -26,13 +28,14 @@ use std::collections::{BTreeMap, HashMap};
 #[derive(askama::Template)]
 #[template(path = "home.html")]
 struct Home<'a> {
+    lang: Lang,
     quick: Vec<Quick<'a>>,
     variants: Vec<Card<'a>>,
     play: Play,
     challenges: Vec<Challenge>,
     live: Vec<Live>,
     /// The words of the button that opens a challenge, which the empty list points to.
-    open_words: &'static str,
+    open_words: String,
 }
 
 /// A one-click start: the commonest choices, sent as a form of hidden fields.
@@ -73,12 +76,12 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// The waiting side as the page says it.
+    /// The waiting side's message.
     fn side(&self) -> &'static str {
         if self.waiting == "white" {
-            "White"
+            "white"
         } else {
-            "Black"
+            "black"
         }
     }
 
@@ -136,7 +139,8 @@ struct Live {
 /// its rules, its options), the open challenges, and the games being played now, which anyone
 /// can watch. It reads and works without JavaScript: the chosen variant's options are shown by
 /// CSS alone.
-pub async fn home(State(app): State<AppState>) -> Html<String> {
+pub async fn home(State(app): State<AppState>, reader: Reader) -> Response {
+    let lang = reader.lang;
     let catalog = app.rooms.catalog();
     // Games anyone may join: a visitor without a friend at hand finds one here.
     let challenges = open_challenges(&app).await;
@@ -154,7 +158,12 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
             thumbnail: info
                 .spec
                 .configure(&BTreeMap::new())
-                .map(|v| board_svg(v.board(), &format!("{} board", info.title)))
+                .map(|v| {
+                    board_svg(
+                        v.board(),
+                        &lang.t1("board-of", "variant", info.title.as_str()),
+                    )
+                })
                 .unwrap_or_default(),
             options: &info.spec.options,
             chosen: standard.is_some_and(|s| s.slug() == info.slug()),
@@ -169,8 +178,8 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
             Live {
                 name: named(catalog, &g.variant, &g.options),
                 players: [
-                    white.unwrap_or_else(|| "White".into()),
-                    black.unwrap_or_else(|| "Black".into()),
+                    white.unwrap_or_else(|| lang.t("white")),
+                    black.unwrap_or_else(|| lang.t("black")),
                 ],
                 id: g.id,
                 plies: g.plies,
@@ -178,18 +187,21 @@ pub async fn home(State(app): State<AppState>) -> Html<String> {
         })
         .collect();
     let main = render(&Home {
-        quick: quick_starts(standard, catalog.variants().first()),
+        lang,
+        quick: quick_starts(lang, standard, catalog.variants().first()),
         variants,
-        play: Play::new(),
+        play: Play::new(lang),
         challenges,
         live,
-        open_words: Start::Open.words(),
+        open_words: Start::Open.words(lang),
     });
-    layout("merels · play mill games with a friend", &main, None)
+    // Its script fills in the games waiting on this browser, near the top.
+    layout(&reader, &lang.t("home-title"), &main, Some("my-turns.js"))
 }
 
 /// The quick starts: [`QUICK`] on `standard`, and the computer on `first` (when another).
 fn quick_starts<'a>(
+    lang: Lang,
     standard: Option<&'a VariantInfo>,
     first: Option<&'a VariantInfo>,
 ) -> Vec<Quick<'a>> {
@@ -204,8 +216,8 @@ fn quick_starts<'a>(
         .map(|(info, start, clock)| {
             let level = start.is_computer().then_some(DEFAULT_LEVEL);
             let against = match level.and_then(crate::engine::Level::new) {
-                Some(level) => format!("level {} ({})", level.number(), level.name()),
-                None => clock.words(),
+                Some(level) => lang.t1("quick-level", "level", level_words(lang, level)),
+                None => clock_words(lang, clock),
             };
             Quick {
                 slug: info.slug(),
@@ -239,29 +251,28 @@ pub async fn create(
     State(app): State<AppState>,
     ClientIp(from): ClientIp,
     browser: BrowserId,
+    reader: Reader,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
     // A form gets a page, not the API's JSON, when its game cannot be made.
+    let lang = reader.lang;
     create_from_form(app, from, browser, form)
         .await
         .unwrap_or_else(|e| {
-            error_page(
-                "The game was not created",
-                e,
-                ("/".into(), "Back to the games"),
-            )
+            let back = ("/".into(), lang.t("back-to-games"));
+            error_page(&reader, &lang.t("error-not-created"), e, back)
         })
 }
 
 /// A page saying why a page's request was refused, with the status the API would answer, and
 /// `back` (a link) to go on from.
-fn error_page(heading: &str, e: ApiError, back: (String, &str)) -> Response {
+fn error_page(reader: &Reader, heading: &str, e: ApiError, back: (String, String)) -> Response {
     let message = Message {
         heading,
         message: &e.message,
-        back,
+        back: (back.0, &back.1),
     };
-    message.page(ApiError::status(e.code))
+    message.page(reader, ApiError::status(e.code))
 }
 
 async fn create_from_form(
@@ -324,18 +335,28 @@ async fn create_from_form(
 /// The My games page (`static/mine.html`, filled by `static/mine.js` from `GET /api/my-games`).
 #[derive(askama::Template)]
 #[template(path = "mine.html")]
-struct MinePage;
+struct MinePage {
+    lang: Lang,
+}
 
-/// `GET /my-games`: this browser's games. The page is the same for everyone; its script asks
-/// for the list, which the browser's cookie chooses.
-pub async fn my_games() -> Html<String> {
-    layout("My games · merels", &render(&MinePage), Some("mine.js"))
+/// `GET /my-games`: this browser's games. The page is the same for everyone (in a language);
+/// its script asks for the list, which the browser's cookie chooses.
+pub async fn my_games(reader: Reader) -> Response {
+    let lang = reader.lang;
+    let title = lang.t1("title-page", "page", lang.t("my-games"));
+    layout(
+        &reader,
+        &title,
+        &render(&MinePage { lang }),
+        Some("mine.js"),
+    )
 }
 
 /// The game page (`static/game.html`, beside `static/game.js`, which uses its ids).
 #[derive(askama::Template)]
 #[template(path = "game.html")]
 struct GamePage<'a> {
+    lang: Lang,
     id: &'a str,
     status: &'static str,
     title: &'a str,
@@ -369,10 +390,12 @@ pub async fn game(
     State(app): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    reader: Reader,
 ) -> Response {
+    let lang = reader.lang;
     let state = match app.rooms.state(&id).await {
         Ok(state) => state,
-        Err(RoomError::NotFound) => return not_found(),
+        Err(RoomError::NotFound) => return not_found(&reader),
         Err(e) => return ApiError::from(e).into_response(),
     };
     let presented = presented_secret(&headers, &id);
@@ -391,31 +414,36 @@ pub async fn game(
     let rules = info.map_or_else(String::new, |i| options_in_words(i, &state.options));
     let base = base_url(&app.config, &headers);
     let share = format!("{base}/g/{id}");
-    let (_, description) = super::images::preview_text(&app, &state);
+    let (_, description) = super::images::preview_text(&app, &state, lang);
     let preview = Preview {
         image: format!("{share}/preview.png?v={}", state.now.version),
-        image_alt: format!("{title}: the board after {} turns", state.turns.len()),
+        image_alt: lang.t2(
+            "preview-alt",
+            ("variant", title.as_str()),
+            ("count", state.turns.len()),
+        ),
         size: crate::picture::PREVIEW_SIZE,
         url: share.clone(),
         description,
     };
     let page = GamePage {
+        lang,
         status: state.now.status.as_str(),
         you: match seat {
-            Some(c) => format!("You play {}.", c.name()),
-            None => "You are watching.".to_string(),
+            Some(c) => lang.t1("you-play", "side", c.name()),
+            None => lang.t("you-watch"),
         },
         slug: &state.variant,
         rules,
         control: if state.now.time_control.is_timed() {
-            format!("Time: {}", state.now.time_control.words())
+            lang.t1("time-control", "clock", state.now.time_control.words())
         } else {
-            state.now.time_control.words()
+            clock_words(lang, state.now.time_control)
         },
         position: &state.now.position,
-        share_qr: super::html::qr_svg(&share, "QR code of this game's link"),
+        share_qr: super::html::qr_svg(&share, &lang.t("share-qr-label")),
         share,
-        embed: embed_snippet(&base, &id, &title),
+        embed: embed_snippet(lang, &base, &id, &title),
         handoff_minutes: app.config.handoff_secs.div_ceil(60),
         moved,
         turns: state.turns.chunks(2).collect(),
@@ -433,7 +461,8 @@ pub async fn game(
     (
         [(CACHE_CONTROL, "private, no-cache")],
         layout_with(
-            &format!("{title} · merels"),
+            &reader,
+            &lang.t1("title-page", "page", title.as_str()),
             &main,
             Some("game.js"),
             Some(&preview),
@@ -442,13 +471,15 @@ pub async fn game(
         .into_response()
 }
 
-fn not_found() -> Response {
+fn not_found(reader: &Reader) -> Response {
+    let lang = reader.lang;
+    let back = lang.t("start-new-game");
     let message = Message {
-        heading: "No such game",
-        message: "The link may be mistyped.",
-        back: ("/".into(), "Start a new game"),
+        heading: &lang.t("no-such-game"),
+        message: &lang.t("no-such-game-why"),
+        back: ("/".into(), &back),
     };
-    message.page(StatusCode::NOT_FOUND)
+    message.page(reader, StatusCode::NOT_FOUND)
 }
 
 /// `GET /g/{id}/rematch`: goes to the game's rematch. A player of this game (by the cookie this
@@ -458,10 +489,11 @@ pub async fn rematch(
     State(app): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
+    reader: Reader,
 ) -> Response {
     let state = match app.rooms.state(&id).await {
         Ok(state) => state,
-        Err(RoomError::NotFound) => return not_found(),
+        Err(RoomError::NotFound) => return not_found(&reader),
         Err(e) => return ApiError::from(e).into_response(),
     };
     let Some(next) = state.now.rematch.clone() else {
@@ -487,11 +519,11 @@ pub async fn rematch(
 
 /// The markup that shows game `id` live in another site's page: its embed in a frame sized for
 /// a board with a player above and one below, titled for screen readers.
-fn embed_snippet(base: &str, id: &str, title: &str) -> String {
+fn embed_snippet(lang: Lang, base: &str, id: &str, title: &str) -> String {
     format!(
         "<iframe src=\"{base}/embed/{id}\" width=\"400\" height=\"480\" title=\"{}\" \
          style=\"border:0\" loading=\"lazy\"></iframe>",
-        escape(&format!("{title}: a game on merels")),
+        escape(&lang.t1("embed-title", "variant", title)),
     )
 }
 
@@ -507,11 +539,12 @@ pub(super) fn title_of(app: &AppState, state: &crate::protocol::GameState) -> St
 #[derive(askama::Template)]
 #[template(path = "analysis.html")]
 struct AnalysisPage<'a> {
+    lang: Lang,
     id: &'a str,
     title: &'a str,
     /// The markup that embeds the game ([`embed_snippet`]).
     embed: String,
-    kind: &'static str,
+    kind: String,
     rows: Vec<Row<'a>>,
     /// JSON for the script, with `</` escaped (in a script element only that could end it).
     data: String,
@@ -520,11 +553,11 @@ struct AnalysisPage<'a> {
 /// One turn of the analysis table.
 struct Row<'a> {
     ply: usize,
-    side: &'static str,
+    side: String,
     turn: &'a str,
-    value: &'a str,
-    best: &'a str,
-    played: &'a str,
+    value: String,
+    best: String,
+    played: String,
     mark: &'a str,
 }
 
@@ -536,7 +569,9 @@ pub async fn analysis(
     ClientIp(from): ClientIp,
     Path(id): Path<String>,
     headers: HeaderMap,
+    reader: Reader,
 ) -> Response {
+    let lang = reader.lang;
     let judged = async {
         let analysis = app
             .rooms
@@ -552,30 +587,28 @@ pub async fn analysis(
     };
     let (analysis, state, variant) = match judged.await {
         Ok(judged) => judged,
-        Err(RoomError::NotFound) => return not_found(),
+        Err(RoomError::NotFound) => return not_found(&reader),
         Err(e) => {
-            let back = (format!("/g/{id}"), "Back to the game");
-            return error_page("Analysis", ApiError::from(e), back);
+            let back = (format!("/g/{id}"), lang.t("back-to-game"));
+            return error_page(&reader, &lang.t("analysis"), ApiError::from(e), back);
         }
     };
-    let kind = if analysis.exact {
-        "Exact values from the solved table: plies to the end with perfect play."
+    let kind = lang.t(if analysis.exact {
+        "analysis-exact"
     } else if analysis.table_missing {
-        "A short search of each position (this board's solved table is not ready on this \
-         server): scores in men for the side to move."
+        "analysis-search-no-table"
     } else {
-        "A short search of each position: scores in men for the side to move."
-    };
+        "analysis-search"
+    });
     let rows = analysis
         .turns
         .iter()
         .map(|t| {
-            fn cell(v: Option<&str>) -> &str {
-                v.unwrap_or("not reached")
-            }
+            let cell =
+                |v: Option<&str>| v.map_or_else(|| lang.t("analysis-not-reached"), str::to_string);
             Row {
                 ply: t.ply + 1,
-                side: t.side.name(),
+                side: lang.t(t.side.name()),
                 turn: &t.turn,
                 value: cell(t.value.as_deref()),
                 best: cell(t.best.as_ref().map(|b| b.turn.as_str())),
@@ -592,14 +625,16 @@ pub async fn analysis(
     }));
     let title = title_of(&app, &state);
     let main = render(&AnalysisPage {
-        embed: embed_snippet(&base_url(&app.config, &headers), &id, &title),
+        lang,
+        embed: embed_snippet(lang, &base_url(&app.config, &headers), &id, &title),
         id: &id,
         title: &title,
         kind,
         rows,
         data,
     });
-    layout("Analysis · merels", &main, Some("analysis.js")).into_response()
+    let page_title = lang.t1("title-page", "page", lang.t("analysis"));
+    layout(&reader, &page_title, &main, Some("analysis.js"))
 }
 
 /// The embed (`static/embed.html`, beside `static/embed.js`): a document of its own, without the
@@ -607,6 +642,7 @@ pub async fn analysis(
 #[derive(askama::Template)]
 #[template(path = "embed.html")]
 struct EmbedPage<'a> {
+    lang: Lang,
     id: &'a str,
     title: &'a str,
     /// The game's page, absolute: the embed links to it.
@@ -615,8 +651,8 @@ struct EmbedPage<'a> {
     dark: Option<&'static str>,
     flipped: bool,
     /// The side drawn at the top of the board, and at the bottom: each its value and its name.
-    top: (&'static str, &'static str),
-    bottom: (&'static str, &'static str),
+    top: (&'static str, String),
+    bottom: (&'static str, String),
     /// The picture of the position shown, for a browser without JavaScript.
     picture: String,
     /// This instance's own address for the game's socket, if it has one (it runs the game).
@@ -636,10 +672,12 @@ pub async fn embed(
     Path(id): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,
+    reader: Reader,
 ) -> Response {
+    let lang = reader.lang;
     let (state, geometry) = match super::images::game(&app, &id).await {
         Ok(game) => game,
-        Err(e) if e.code == crate::protocol::ErrorCode::NotFound => return not_found(),
+        Err(e) if e.code == crate::protocol::ErrorCode::NotFound => return not_found(&reader),
         Err(e) => return e.into_response(),
     };
     let asked = super::images::look(&query)
@@ -647,8 +685,8 @@ pub async fn embed(
     let (look, ply) = match asked {
         Ok(asked) => asked,
         Err(e) => {
-            let back = (format!("/g/{id}"), "The game on merels");
-            return error_page("This embed cannot be shown", e, back);
+            let back = (format!("/g/{id}"), lang.t("embed-back"));
+            return error_page(&reader, &lang.t("embed-refused"), e, back);
         }
     };
     let theme = query.contains_key("theme").then_some(look.theme);
@@ -660,8 +698,9 @@ pub async fn embed(
         picture.push_str("&flip=1");
     }
     let title = title_of(&app, &state);
-    let sides = [("black", "Black"), ("white", "White")];
+    let side = |color: &'static str| (color, lang.t(color));
     let page = EmbedPage {
+        lang,
         id: &id,
         title: &title,
         link: format!("{}/g/{id}", base_url(&app.config, &headers)),
@@ -671,8 +710,8 @@ pub async fn embed(
             Some(crate::picture::Theme::Light) => None,
         },
         flipped: look.flipped,
-        top: sides[usize::from(look.flipped)],
-        bottom: sides[usize::from(!look.flipped)],
+        top: side(if look.flipped { "white" } else { "black" }),
+        bottom: side(if look.flipped { "black" } else { "white" }),
         picture,
         socket: super::forward::own_socket(&app.config, &id),
         still: ply.map(|ply| {

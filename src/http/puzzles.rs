@@ -12,8 +12,10 @@ use super::AppState;
 use super::browser::BrowserId;
 use super::error::ApiError;
 use super::html::{Message, layout, render, script_json};
+use super::lang::Reader;
 use crate::engine::puzzles::{self, AttemptError, Goal, Puzzle, Verdict, Wanted};
 use crate::engine::{Table, Value};
+use crate::i18n::Lang;
 use crate::protocol::{ErrorCode, Men, Sides, TurnView};
 use crate::rating::Rating;
 use crate::rules::board::points;
@@ -442,12 +444,13 @@ pub async fn daily(
 pub async fn page_daily(
     State(app): State<AppState>,
     browser: BrowserId,
+    reader: Reader,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
     let daily = async { daily_puzzle(&app, &browser, day_of(&query)?).await };
     match daily.await {
         Ok(daily) => Redirect::to(&format!("/puzzles/{}", daily.puzzle.id)).into_response(),
-        Err(e) => error_page(e),
+        Err(e) => error_page(&reader, e),
     }
 }
 
@@ -585,6 +588,7 @@ fn refused(e: AttemptError) -> ApiError {
 #[derive(askama::Template)]
 #[template(path = "puzzles.html")]
 struct Boards {
+    lang: Lang,
     boards: Vec<(String, &'static str)>,
 }
 
@@ -592,6 +596,9 @@ struct Boards {
 #[derive(askama::Template)]
 #[template(path = "puzzle.html")]
 struct Page<'a> {
+    lang: Lang,
+    /// The task in the page's language.
+    task: String,
     view: &'a PuzzleView,
     data: String,
 }
@@ -601,27 +608,32 @@ struct Page<'a> {
 pub async fn page_boards(
     State(app): State<AppState>,
     browser: BrowserId,
+    reader: Reader,
     Query(query): Query<BTreeMap<String, String>>,
 ) -> Response {
+    let lang = reader.lang;
     if let Some(slug) = query.get("variant") {
         return match next_for(&app, &browser, slug).await {
             Ok(view) => Redirect::to(&format!("/puzzles/{}", view.id)).into_response(),
-            Err(e) => error_page(e),
+            Err(e) => error_page(&reader, e),
         };
     }
     let boards = boards(&app)
         .into_iter()
         .map(|(v, title)| (v.slug().to_string(), title))
         .collect();
-    layout("Puzzles · merels", &render(&Boards { boards }), None).into_response()
+    let title = lang.t1("title-page", "page", lang.t("puzzles"));
+    layout(&reader, &title, &render(&Boards { lang, boards }), None)
 }
 
 /// `GET /puzzles/{id}`: the puzzle on its board.
 pub async fn page(
     State(app): State<AppState>,
     browser: BrowserId,
+    reader: Reader,
     Path(id): Path<String>,
 ) -> Response {
+    let lang = reader.lang;
     let made = async {
         let loaded = stored(&app, &id).await?;
         let yours = rating_of(&app, &browser).await?;
@@ -629,27 +641,36 @@ pub async fn page(
     };
     let view = match made.await {
         Ok(view) => view,
-        Err(e) => return error_page(e),
+        Err(e) => return error_page(&reader, e),
     };
     let data = serde_json::to_value(&view).unwrap_or_default();
+    let task = lang.t2(
+        "puzzle-task",
+        ("side", view.to_move.name()),
+        ("goal", view.goal),
+    );
+    let title = lang.t2("puzzle-title", ("task", task.as_str()), ("id", view.id));
     let page = Page {
+        lang,
+        task,
         view: &view,
         data: script_json(&data),
     };
-    let title = format!("{} · Puzzle {} · merels", view.task, view.id);
-    layout(&title, &render(&page), Some("puzzle.js")).into_response()
+    layout(&reader, &title, &render(&page), Some("puzzle.js"))
 }
 
-fn error_page(e: ApiError) -> Response {
+fn error_page(reader: &Reader, e: ApiError) -> Response {
+    let lang = reader.lang;
     let status = ApiError::status(e.code);
+    let back = lang.t("puzzle-other-boards");
     Message {
-        heading: if status == StatusCode::NOT_FOUND {
-            "No such puzzle"
+        heading: &lang.t(if status == StatusCode::NOT_FOUND {
+            "no-such-puzzle"
         } else {
-            "Puzzles"
-        },
+            "puzzles"
+        }),
         message: &e.message,
-        back: ("/puzzles".into(), "Back to the boards"),
+        back: ("/puzzles".into(), &back),
     }
-    .page(status)
+    .page(reader, status)
 }

@@ -11,16 +11,18 @@
 use super::AppState;
 use super::error::ApiError;
 use super::html::{Message, layout, render, script_json};
+use super::lang::Reader;
 use super::puzzles::{Stand, board, outcome, table_of};
 use crate::engine::Value;
 use crate::engine::trainer::{self, Start, StepError};
+use crate::i18n::Lang;
 use crate::protocol::{ErrorCode, TurnView};
 use crate::rules::{Color, Variant};
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
@@ -119,16 +121,6 @@ async fn starts_of(app: &AppState, variant: &Arc<Variant>) -> Result<Arc<Vec<Sta
     Ok(starts)
 }
 
-impl StartView {
-    /// The side to play it out, in words: `White`, `Black`.
-    pub fn side(&self) -> &'static str {
-        match self.to_move {
-            Color::White => "White",
-            Color::Black => "Black",
-        }
-    }
-}
-
 fn start_view(variant: &Variant, n: usize, start: &Start) -> StartView {
     StartView {
         n,
@@ -219,6 +211,7 @@ pub async fn turn(
 #[derive(askama::Template)]
 #[template(path = "trainer-boards.html")]
 struct Boards {
+    lang: Lang,
     boards: Vec<(String, &'static str)>,
 }
 
@@ -226,13 +219,21 @@ struct Boards {
 #[derive(askama::Template)]
 #[template(path = "trainer-starts.html")]
 struct Starts<'a> {
+    lang: Lang,
     view: &'a StartsView,
+    /// Each endgame's number and who wins in how many plies, in words.
+    rows: Vec<(usize, String)>,
 }
 
 /// An endgame on the board (`static/trainer.html`).
 #[derive(askama::Template)]
 #[template(path = "trainer.html")]
 struct Page<'a> {
+    lang: Lang,
+    /// "White to play and win", in the page's language.
+    task: String,
+    /// "endgame 2 of 6", in the page's language.
+    of: String,
     title: &'a str,
     variant: &'a str,
     start: &'a StartView,
@@ -241,44 +242,71 @@ struct Page<'a> {
 }
 
 /// `GET /trainer`: the boards with endgames.
-pub async fn page_boards(State(app): State<AppState>) -> Response {
+pub async fn page_boards(State(app): State<AppState>, reader: Reader) -> Response {
+    let lang = reader.lang;
     let boards = super::puzzles::boards(&app)
         .into_iter()
         .map(|(v, title)| (v.slug().to_string(), title))
         .collect();
-    layout(
-        "Endgame trainer · merels",
-        &render(&Boards { boards }),
-        None,
-    )
-    .into_response()
+    let title = lang.t1("title-page", "page", lang.t("trainer"));
+    layout(&reader, &title, &render(&Boards { lang, boards }), None)
 }
 
 /// `GET /trainer/{variant}`: the board's endgames.
-pub async fn page_starts(State(app): State<AppState>, Path(slug): Path<String>) -> Response {
+pub async fn page_starts(
+    State(app): State<AppState>,
+    reader: Reader,
+    Path(slug): Path<String>,
+) -> Response {
+    let lang = reader.lang;
     match starts_view(&app, &slug).await {
         Ok(view) => {
-            let title = format!("{} endgames · merels", view.title);
-            layout(&title, &render(&Starts { view: &view }), None).into_response()
+            let heading = lang.t1("trainer-board-endgames", "variant", view.title.as_str());
+            let title = lang.t1("title-page", "page", heading);
+            let rows = view
+                .starts
+                .iter()
+                .map(|start| {
+                    let side = ("side", start.to_move.name());
+                    let wins = lang.t2("trainer-wins-in", side, ("plies", start.plies));
+                    let few = if start.kind == "few-men" {
+                        format!(" {}", lang.t("trainer-few-men"))
+                    } else {
+                        String::new()
+                    };
+                    (start.n, wins + &few)
+                })
+                .collect();
+            let page = Starts {
+                lang,
+                view: &view,
+                rows,
+            };
+            layout(&reader, &title, &render(&page), None)
         }
-        Err(e) => error_page(e),
+        Err(e) => error_page(&reader, e),
     }
 }
 
 /// `GET /trainer/{variant}/{n}`: endgame `n` of the board, to play out.
 pub async fn page(
     State(app): State<AppState>,
+    reader: Reader,
     Path((slug, n)): Path<(String, String)>,
 ) -> Response {
+    let lang = reader.lang;
     let view = match starts_view(&app, &slug).await {
         Ok(view) => view,
-        Err(e) => return error_page(e),
+        Err(e) => return error_page(&reader, e),
     };
     let not_found = || {
-        error_page(ApiError::new(
-            ErrorCode::NotFound,
-            format!("{} has endgames 1 to {}", view.title, view.starts.len()),
-        ))
+        error_page(
+            &reader,
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("{} has endgames 1 to {}", view.title, view.starts.len()),
+            ),
+        )
     };
     let Some(start) = n
         .parse::<usize>()
@@ -289,7 +317,7 @@ pub async fn page(
     };
     let board: Arc<RawValue> = match board(&app, &slug) {
         Ok((variant, _)) => app.rooms.catalog().board_json(variant.board()),
-        Err(e) => return error_page(e),
+        Err(e) => return error_page(&reader, e),
     };
     let data = serde_json::json!({
         "variant": view.variant,
@@ -297,26 +325,40 @@ pub async fn page(
         "board": board,
     });
     let page = Page {
+        lang,
+        task: lang.t2(
+            "puzzle-task",
+            ("side", start.to_move.name()),
+            ("goal", "win"),
+        ),
+        of: lang.t2("trainer-of", ("n", start.n), ("count", view.starts.len())),
         title: &view.title,
         variant: &view.variant,
         start,
         count: view.starts.len(),
         data: script_json(&data),
     };
-    let title = format!("{} endgame {} · merels", view.title, start.n);
-    layout(&title, &render(&page), Some("trainer.js")).into_response()
+    let heading = lang.t2(
+        "trainer-endgame-title",
+        ("variant", view.title.as_str()),
+        ("n", start.n),
+    );
+    let title = lang.t1("title-page", "page", heading);
+    layout(&reader, &title, &render(&page), Some("trainer.js"))
 }
 
-fn error_page(e: ApiError) -> Response {
+fn error_page(reader: &Reader, e: ApiError) -> Response {
+    let lang = reader.lang;
     let status = ApiError::status(e.code);
+    let back = lang.t("trainer-back");
     Message {
-        heading: if status == StatusCode::NOT_FOUND {
-            "No such endgame"
+        heading: &lang.t(if status == StatusCode::NOT_FOUND {
+            "trainer-no-such-endgame"
         } else {
-            "Endgame trainer"
-        },
+            "trainer"
+        }),
         message: &e.message,
-        back: ("/trainer".into(), "Back to the boards"),
+        back: ("/trainer".into(), &back),
     }
-    .page(status)
+    .page(reader, status)
 }

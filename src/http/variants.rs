@@ -5,12 +5,14 @@
 use super::AppState;
 use super::base_url;
 use super::html::{Message, Preview, board_svg, escape, layout_with, render, setup_form};
+use super::lang::Reader;
 use crate::catalog::{Catalog, VariantInfo};
+use crate::i18n::Lang;
 use crate::rules::board::points;
 use crate::rules::{Board, MillEffect, Movement, Variant};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::Response;
 use std::collections::BTreeMap;
 
 /// The variant the "Rule changes" tables compare against.
@@ -236,15 +238,18 @@ pub async fn page(
     State(app): State<AppState>,
     Path(slug): Path<String>,
     headers: HeaderMap,
+    reader: Reader,
 ) -> Response {
+    let lang = reader.lang;
     let catalog = app.rooms.catalog();
     let Ok(info) = catalog.get(&slug) else {
+        let back = lang.t("all-games");
         let message = Message {
-            heading: "No such variant",
-            message: "There is no game of that name here.",
-            back: ("/".into(), "See every variant"),
+            heading: &lang.t("no-such-variant"),
+            message: &lang.t("no-such-variant-why"),
+            back: ("/".into(), &back),
         };
-        return message.page(StatusCode::NOT_FOUND);
+        return message.page(&reader, StatusCode::NOT_FOUND);
     };
     let url = format!(
         "{}/variants/{}",
@@ -254,18 +259,19 @@ pub async fn page(
     let size = crate::picture::POSITION_SIZE;
     let preview = Preview {
         image: format!("{url}/image.png"),
-        image_alt: format!("The board of {}", info.title),
+        image_alt: lang.t1("board-of", "variant", info.title.as_str()),
         size: (size, size),
         description: info.summary.clone(),
         url,
     };
-    render_page(catalog, info, &preview).into_response()
+    render_page(&reader, catalog, info, &preview)
 }
 
 /// A variant's page (`static/variant.html`).
 #[derive(askama::Template)]
 #[template(path = "variant.html")]
 struct VariantPage<'a> {
+    lang: Lang,
     family: String,
     title: &'a str,
     summary: &'a str,
@@ -277,7 +283,13 @@ struct VariantPage<'a> {
     form: String,
 }
 
-fn render_page(catalog: &Catalog, info: &VariantInfo, preview: &Preview) -> Html<String> {
+fn render_page(
+    reader: &Reader,
+    catalog: &Catalog,
+    info: &VariantInfo,
+    preview: &Preview,
+) -> Response {
+    let lang = reader.lang;
     // The page already has the title as its heading; a body that repeats it drops the repeat.
     let repeat = format!("## {}", info.title);
     let body = info.body.trim_start();
@@ -287,15 +299,16 @@ fn render_page(catalog: &Catalog, info: &VariantInfo, preview: &Preview) -> Html
         _ => Vec::new(),
     };
     let main = render(&VariantPage {
+        lang,
         family: family_name(catalog, info),
         title: &info.title,
         summary: &info.summary,
         body: render_markdown(body, catalog),
         changes,
-        form: setup_form(info),
+        form: setup_form(lang, info),
     });
-    let title = format!("{} · merels", info.title);
-    layout_with(&title, &main, None, Some(preview))
+    let title = lang.t1("title-page", "page", info.title.as_str());
+    layout_with(reader, &title, &main, None, Some(preview))
 }
 
 fn family_name(catalog: &Catalog, info: &VariantInfo) -> String {

@@ -20,6 +20,7 @@ mod computer;
 mod durability;
 mod image;
 mod instances;
+mod lang;
 mod limits;
 mod mine;
 mod monitoring;

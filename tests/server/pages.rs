@@ -298,7 +298,7 @@ async fn every_page_renders_and_every_link_leads_somewhere() {
     let over = check_page(&server, &format!("/g/{}", white.id)).await;
     assert!(
         over.contains(&format!(
-            "<a href=\"/g/{}/analysis\">The computer's analysis</a>",
+            "<a href=\"/g/{}/analysis\">The computer&#39;s analysis</a>",
             white.id
         )),
         "{over}"

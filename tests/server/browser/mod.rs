@@ -471,6 +471,7 @@ mod embed;
 mod home;
 mod input;
 mod instances;
+mod lang;
 mod looks;
 mod mine;
 mod names;

@@ -61,7 +61,11 @@ where
         }
         if attr(c, "#trainer", "data-state").await.as_deref() == Some("ready") {
             let left = plies - 2;
-            wait_text(c, "#distance", &format!("You win in {left} plies")).await;
+            let shown = match left {
+                1 => "You win with your next turn".to_string(),
+                _ => format!("You win in {left} plies"),
+            };
+            wait_text(c, "#distance", &shown).await;
         }
     }
     wait_text(c, "#verdict", "Won! You played the win out").await;
