@@ -289,12 +289,12 @@ pub fn counts(variant: &Variant, pos: &Position, side: Color) -> Counts {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::rules::{BoardSpec, MillEffect, Movement, Rules};
 
     /// Nine Men's Morris from its knobs (the engine's tests stay below the catalog).
-    fn nine() -> Variant {
+    pub(in crate::engine) fn nine() -> Variant {
         let rules = Rules {
             board: BoardSpec {
                 rings: 3,

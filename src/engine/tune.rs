@@ -263,30 +263,10 @@ fn unflatten(all: [i32; FACTORS]) -> Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{BoardSpec, MillEffect, Movement, Rules};
 
-    /// Nine Men's Morris from its knobs (the engine's tests stay below the catalog).
+    /// Nine Men's Morris, as the evaluation's tests make it.
     fn nine() -> Arc<Variant> {
-        let rules = Rules {
-            board: BoardSpec {
-                rings: 3,
-                midpoints: true,
-                diagonals: false,
-                centre: false,
-            },
-            men: 9,
-            movement: Movement::Adjacent,
-            flying: true,
-            place_or_slide: false,
-            mill: MillEffect::Remove,
-            full_board_draw: false,
-            no_move_back_into_mill: false,
-            quiet_plies_draw: None,
-            three_against_three_draw: None,
-        };
-        Arc::new(
-            Variant::new("nine-mens-morris".into(), rules, Default::default()).expect("a variant"),
-        )
+        Arc::new(eval::tests::nine())
     }
 
     fn plan(seed: u64) -> Plan {
