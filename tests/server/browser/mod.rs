@@ -241,6 +241,27 @@ async fn press(c: &Client, css: &str) {
         .unwrap_or_else(|e| panic!("clicking {css}: {e}"));
 }
 
+/// The WebDriver key for Enter.
+const ENTER: &str = "\u{E007}";
+
+/// Three Men's Morris and its solved table, for the pages that play against it (puzzles, trainer).
+fn three() -> (
+    std::sync::Arc<merels::rules::Variant>,
+    merels::engine::Table,
+) {
+    let variant = merels::catalog::Catalog::builtin()
+        .configure("three-mens-morris", &std::collections::BTreeMap::new())
+        .unwrap();
+    let table = merels::engine::solve(&variant, 1).unwrap();
+    (variant, table)
+}
+
+/// Plays a turn by typing it into the page's turn box (`#typed`) and pressing Enter.
+async fn typed(c: &Client, turn: &str) {
+    let input = c.find(Locator::Css("#typed")).await.unwrap();
+    input.send_keys(&format!("{turn}{ENTER}")).await.unwrap();
+}
+
 /// Plays a turn written in notation by clicking: the man to move (if any), the destination, and
 /// the man to remove (if any).
 async fn click_turn(c: &Client, turn: &str) {

@@ -2,22 +2,9 @@
 //! and one solved on a phone by typed turns alone (the keyboard), with screenshots of each.
 
 use super::*;
-use merels::catalog::Catalog;
 use merels::engine::Table;
 use merels::engine::puzzles::{Goal, values};
 use merels::rules::Variant;
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-const ENTER: &str = "\u{E007}";
-
-fn three() -> (Arc<Variant>, Table) {
-    let variant = Catalog::builtin()
-        .configure("three-mens-morris", &BTreeMap::new())
-        .unwrap();
-    let table = merels::engine::solve(&variant, 1).unwrap();
-    (variant, table)
-}
 
 /// The page's puzzle: its goal, and where it stands once ready (the position the solver plays).
 async fn ready(c: &Client) -> (String, String) {
@@ -83,11 +70,6 @@ where
         }
     }
     wait_text(c, "#verdict", "Solved!").await;
-}
-
-async fn typed(c: &Client, turn: &str) {
-    let input = c.find(Locator::Css("#typed")).await.unwrap();
-    input.send_keys(&format!("{turn}{ENTER}")).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

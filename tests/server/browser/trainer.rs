@@ -2,22 +2,9 @@
 //! slip said plainly, and one won on a phone by typed turns alone, with screenshots of each.
 
 use super::*;
-use merels::catalog::Catalog;
 use merels::engine::puzzles::values;
 use merels::engine::{Table, Value as Worth};
 use merels::rules::Variant;
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-const ENTER: &str = "\u{E007}";
-
-fn three() -> (Arc<Variant>, Table) {
-    let variant = Catalog::builtin()
-        .configure("three-mens-morris", &BTreeMap::new())
-        .unwrap();
-    let table = merels::engine::solve(&variant, 1).unwrap();
-    (variant, table)
-}
 
 /// The position the page stands at once it is ready for a turn, or `None` once it is over.
 async fn ready(c: &Client) -> Option<String> {
@@ -69,11 +56,6 @@ where
         }
     }
     wait_text(c, "#verdict", "Won! You played the win out").await;
-}
-
-async fn typed(c: &Client, turn: &str) {
-    let input = c.find(Locator::Css("#typed")).await.unwrap();
-    input.send_keys(&format!("{turn}{ENTER}")).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
